@@ -1,0 +1,76 @@
+/// Every key `intrapush.conf` knows, as written in the file; the environment variable of each is
+/// `INTRAPUSH_` + the key in upper case.
+enum ConfigurationKey: String, CaseIterable, Sendable {
+    case host
+    case org
+    case client
+    case tokenFile = "token_file"
+    case token
+    case tls
+    case caFile = "ca_file"
+    case path
+    case heartbeatInterval = "heartbeat_interval"
+    case heartbeatText = "heartbeat_text"
+    case ackText = "ack_text"
+    case idField = "id_field"
+    case deadPeerTimeout = "dead_peer_timeout"
+    case connectTimeout = "connect_timeout"
+    case reconnectMin = "reconnect_min"
+    case reconnectMax = "reconnect_max"
+    case maxMessageSize = "max_message_size"
+    case database
+    case retentionDays = "retention_days"
+    case retentionMaxRows = "retention_max_rows"
+    case onNotification = "on_notification"
+    case logLevel = "log_level"
+
+    static let environmentPrefix = "INTRAPUSH_"
+
+    var environmentVariable: String { Self.environmentPrefix + rawValue.uppercased() }
+
+    /// The key whose environment variable is `variable`, if any.
+    init?(environmentVariable variable: String) {
+        guard variable.hasPrefix(Self.environmentPrefix) else { return nil }
+        self.init(rawValue: variable.dropFirst(Self.environmentPrefix.count).lowercased())
+        // "INTRAPUSH_host" is not the variable of `host`; only the upper-case spelling is.
+        guard environmentVariable == variable else { return nil }
+    }
+
+    /// Whether quoting the value in a message would give it away.
+    var isSecret: Bool { self == .token }
+}
+
+/// A value as the file or the environment gave it, before it is checked against its key's type.
+struct RawSetting {
+    enum Value {
+        case string(String)
+        case integer(Int)
+        case double(Double)
+        case bool(Bool)
+        /// A TOML value of another type: a date, an array, an inline table.
+        case other(typeName: String)
+        /// An environment variable: text to be read as the key's type.
+        case environment(String)
+    }
+
+    enum Origin: Equatable {
+        case file(path: String, line: Int?)
+        case environment(variable: String)
+    }
+
+    var value: Value
+    var origin: Origin
+}
+
+extension RawSetting.Value {
+    /// The value as a message quotes it: `"10 parsecs"`, `42`, `true`, `an array`.
+    var quoted: String {
+        switch self {
+        case .string(let text), .environment(let text): text.debugDescription
+        case .integer(let number): String(number)
+        case .double(let number): String(number)
+        case .bool(let flag): String(flag)
+        case .other(let typeName): typeName
+        }
+    }
+}

@@ -1,0 +1,136 @@
+extension ConfigurationLoader {
+    /// Reads and validates every key, falling back to the default wherever a value is missing or bad.
+    func makeConfiguration(reader: inout SettingReader, purpose: Purpose, warnings: inout [String]) -> Configuration {
+        let host = required(.host, reader: &reader, hint: #"set host = "name[:port]""#)
+        if let host, case .failure(let error) = HostAndPort.parse(host) {
+            reader.reject(.host, error.reason)
+        }
+        let org = required(.org, reader: &reader, hint: #"set org = "your organisation""#)
+        let heartbeatInterval = reader.duration(.heartbeatInterval) ?? Configuration.Defaults.heartbeatInterval
+        let deadPeerTimeout = reader.duration(.deadPeerTimeout)
+        if let deadPeerTimeout, deadPeerTimeout <= heartbeatInterval {
+            reader.reject(
+                .deadPeerTimeout,
+                "must be greater than heartbeat_interval (\(DurationParser.format(heartbeatInterval)))")
+        }
+        let parsedMin = reader.duration(.reconnectMin)
+        let parsedMax = reader.duration(.reconnectMax)
+        let reconnectMin = parsedMin ?? Configuration.Defaults.reconnectMin
+        let reconnectMax = parsedMax ?? Configuration.Defaults.reconnectMax
+        // Comparing with a value already reported as bad would only add noise.
+        let bothUsable = (parsedMin != nil || !reader.isSet(.reconnectMin)) && (parsedMax != nil || !reader.isSet(.reconnectMax))
+        if bothUsable, reconnectMax < reconnectMin {
+            let blamed: ConfigurationKey = reader.isSet(.reconnectMax) ? .reconnectMax : .reconnectMin
+            reader.reject(
+                blamed,
+                "reconnect_max (\(DurationParser.format(reconnectMax))) must not be less than reconnect_min (\(DurationParser.format(reconnectMin)))")
+        }
+        let token = purpose == .daemon ? resolveToken(reader: &reader, warnings: &warnings) : (Secret(""), "not read")
+
+        return Configuration(
+            host: host ?? "",
+            org: org ?? "",
+            client: nonEmpty(.client, reader: &reader) ?? Configuration.Defaults.client,
+            token: token.0,
+            tokenSource: token.1,
+            tls: reader.bool(.tls) ?? false,
+            caFile: caFile(reader: &reader, purpose: purpose),
+            pathTemplate: pathTemplate(reader: &reader),
+            heartbeatInterval: heartbeatInterval,
+            heartbeatText: nonEmpty(.heartbeatText, reader: &reader) ?? Configuration.Defaults.heartbeatText,
+            ackText: nonEmpty(.ackText, reader: &reader) ?? Configuration.Defaults.ackText,
+            idField: nonEmpty(.idField, reader: &reader) ?? Configuration.Defaults.idField,
+            deadPeerTimeout: deadPeerTimeout.flatMap { $0 > heartbeatInterval ? $0 : nil },
+            connectTimeout: reader.duration(.connectTimeout) ?? Configuration.Defaults.connectTimeout,
+            reconnectMin: reconnectMin,
+            reconnectMax: max(reconnectMin, reconnectMax),
+            maxMessageSize: maxMessageSize(reader: &reader),
+            database: nonEmpty(.database, reader: &reader) ?? defaultDatabase,
+            retentionDays: nonNegative(.retentionDays, reader: &reader) ?? Configuration.Defaults.retentionDays,
+            retentionMaxRows: nonNegative(.retentionMaxRows, reader: &reader)
+                ?? Configuration.Defaults.retentionMaxRows,
+            onNotification: reader.string(.onNotification).flatMap { $0.isEmpty ? nil : $0 },
+            logLevel: logLevel(reader: &reader)
+        )
+    }
+
+    /// `$STATE_DIRECTORY/notifications.sqlite3` under systemd's `StateDirectory=`, else the contract's path.
+    var defaultDatabase: String {
+        // systemd lists one path per StateDirectory= entry, separated by ':'; ours is the first.
+        if let directory = environment["STATE_DIRECTORY"]?.split(separator: ":").first, !directory.isEmpty {
+            return "\(directory)/notifications.sqlite3"
+        }
+        return Configuration.Defaults.database
+    }
+
+    private func required(_ key: ConfigurationKey, reader: inout SettingReader, hint: String) -> String? {
+        guard reader.isSet(key) else {
+            reader.report(key, "required; \(hint) in the configuration file or \(key.environmentVariable)")
+            return nil
+        }
+        return nonEmpty(key, reader: &reader)
+    }
+
+    private func nonEmpty(_ key: ConfigurationKey, reader: inout SettingReader) -> String? {
+        guard let value = reader.string(key) else { return nil }
+        guard !value.trimmingWhitespace().isEmpty else {
+            reader.reject(key, "must not be empty")
+            return nil
+        }
+        return value
+    }
+
+    private func nonNegative(_ key: ConfigurationKey, reader: inout SettingReader) -> Int? {
+        guard let value = reader.integer(key) else { return nil }
+        guard value >= 0 else {
+            reader.reject(key, "must be 0 or more")
+            return nil
+        }
+        return value
+    }
+
+    private func caFile(reader: inout SettingReader, purpose: Purpose) -> String? {
+        guard let path = reader.string(.caFile), !path.isEmpty else { return nil }
+        if purpose == .daemon, let failure = FileReader.checkReadable(atPath: path) {
+            reader.report(.caFile, "cannot read \(path): \(failure.reason)")
+        }
+        return path
+    }
+
+    private func pathTemplate(reader: inout SettingReader) -> String {
+        guard let template = reader.string(.path) else { return Configuration.Defaults.pathTemplate }
+        guard template.hasPrefix("/") else {
+            reader.reject(.path, "must start with /")
+            return Configuration.Defaults.pathTemplate
+        }
+        guard !template.contains(where: { $0.isWhitespace || $0.asciiValue.map { $0 < 0x20 || $0 == 0x7F } == true })
+        else {
+            reader.reject(.path, "must not contain white space or control characters")
+            return Configuration.Defaults.pathTemplate
+        }
+        let known: Set<Substring> = ["{client}", "{org}", "{token}"]
+        if let unknown = template.ranges(of: /\{[^}]*\}/).map({ template[$0] }).first(where: { !known.contains($0) }) {
+            reader.reject(.path, "unknown placeholder \(unknown); the path may use {client}, {org} and {token}")
+            return Configuration.Defaults.pathTemplate
+        }
+        return template
+    }
+
+    private func maxMessageSize(reader: inout SettingReader) -> Int {
+        guard let size = reader.byteCount(.maxMessageSize) else { return Configuration.Defaults.maxMessageSize }
+        guard (1024...(64 << 20)).contains(size) else {
+            reader.reject(.maxMessageSize, "must be from 1024 bytes to 64 MiB")
+            return Configuration.Defaults.maxMessageSize
+        }
+        return size
+    }
+
+    private func logLevel(reader: inout SettingReader) -> LogLevel {
+        guard let text = reader.string(.logLevel) else { return .info }
+        guard let level = LogLevel(rawValue: text.lowercased()) else {
+            reader.reject(.logLevel, "expected debug, info, warning or error")
+            return .info
+        }
+        return level
+    }
+}

@@ -1,0 +1,27 @@
+/// What an open connection reports to the session loop.
+public enum ConnectionEvent: Sendable {
+    /// The heartbeat text and a ping went out.
+    case heartbeatSent(atMilliseconds: Int64)
+    /// A batch was committed and acknowledged.
+    case batchAcknowledged(stored: Int, duplicates: Int, atMilliseconds: Int64)
+    /// The connection ended; nothing more will come from it.
+    case closed(DisconnectReason)
+}
+
+/// Where a connection's events go; called on the connection's event loop, so it must not block.
+public struct ConnectionEventSink: Sendable {
+    private let deliver: @Sendable (ConnectionEvent) -> Void
+
+    public init(_ deliver: @escaping @Sendable (ConnectionEvent) -> Void) {
+        self.deliver = deliver
+    }
+
+    func send(_ event: ConnectionEvent) {
+        deliver(event)
+    }
+}
+
+/// Sent down the pipeline to ask an open connection to close itself with code 1000.
+struct CloseRequested: Sendable {
+    var reason: DisconnectReason?
+}

@@ -1,0 +1,82 @@
+import NIOCore
+import NIOWebSocket
+
+extension PushSessionHandler {
+    func armLivenessTimer(context: ChannelHandlerContext, at instant: ContinuousClock.Instant) {
+        livenessTimer?.cancel()
+        let delay = max(.zero, instant - ContinuousClock.now)
+        livenessTimer = context.eventLoop.assumeIsolated().scheduleTask(in: .nanoseconds(delay.nanoseconds)) {
+            self.livenessTimerFired()
+        }
+    }
+
+    private func livenessTimerFired() {
+        guard let context, var machine = liveness else { return }
+        let action = machine.timerFired(at: .now)
+        liveness = machine
+        switch action {
+        case .sendHeartbeat(let wakeAt):
+            if !isCloseSent {
+                var text = context.channel.allocator.buffer(capacity: settings.heartbeatText.utf8.count)
+                text.writeString(settings.heartbeatText)
+                write(.text, data: text, context: context)
+                write(.ping, data: context.channel.allocator.buffer(capacity: 0), context: context)
+                context.flush()
+                events.send(.heartbeatSent(atMilliseconds: WallClock.nowMilliseconds()))
+            }
+            armLivenessTimer(context: context, at: wakeAt)
+        case .wait(let until):
+            armLivenessTimer(context: context, at: until)
+        case .closeDeadConnection:
+            logger.warning("nothing received for \(settings.deadPeerTimeout): dropping the connection")
+            closeReason = closeReason ?? .deadPeer
+            context.close(promise: nil)
+        }
+    }
+
+    func receivedClose(_ frame: WebSocketFrame, context: ChannelHandlerContext) {
+        let payload = frame.unmaskedData
+        let code = payload.getInteger(at: payload.readerIndex, as: UInt16.self).map(Int.init)
+        if isCloseSent {
+            // The server answered our close: the handshake is complete.
+            context.close(promise: nil)
+            return
+        }
+        closeReason = closeReason ?? .closedByServer(code: code)
+        var echo = context.channel.allocator.buffer(capacity: 2)
+        if let code { echo.writeInteger(UInt16(code)) }
+        isCloseSent = true
+        write(.connectionClose, data: echo, context: context)
+        context.flush()
+        context.close(promise: nil)
+    }
+
+    /// Shutdown: stop reading, let pending commits finish and be acknowledged, then close 1000.
+    func closeRequested(context: ChannelHandlerContext) {
+        guard !isCloseRequested else { return }
+        isCloseRequested = true
+        closeReason = closeReason ?? .reconfigured
+        setReading(false, context: context)
+        if commits.isIdle {
+            sendClose(code: .normalClosure, context: context)
+        }
+        // Whatever happens, the channel is gone within the bound.
+        closeTimer = context.eventLoop.assumeIsolated().scheduleTask(in: Self.closeHandshakeTimeout) {
+            self.context?.close(promise: nil)
+        }
+    }
+
+    func sendClose(code: WebSocketErrorCode, context: ChannelHandlerContext) {
+        guard !isCloseSent, context.channel.isActive else { return }
+        isCloseSent = true
+        var data = context.channel.allocator.buffer(capacity: 2)
+        data.write(webSocketErrorCode: code)
+        write(.connectionClose, data: data, context: context)
+        context.flush()
+        if closeTimer == nil {
+            closeTimer = context.eventLoop.assumeIsolated().scheduleTask(in: Self.closeHandshakeTimeout) {
+                self.context?.close(promise: nil)
+            }
+        }
+    }
+}

@@ -1,0 +1,129 @@
+import Logging
+import NIOCore
+import NIOWebSocket
+
+/// Runs one upgraded WebSocket: heartbeats and pings, the dead-peer rule, and the push path
+/// (decode → group commit → acknowledge in arrival order).
+///
+/// Confined to the channel's event loop. No acknowledgement is written before the store
+/// reported its batch committed; when a commit fails, nothing of it is acknowledged and the
+/// connection is dropped so the server delivers the pushes again.
+final class PushSessionHandler: ChannelInboundHandler, RemovableChannelHandler {
+    typealias InboundIn = WebSocketFrame
+    typealias OutboundOut = WebSocketFrame
+
+    /// Above this many uncommitted pushes we stop reading from the socket until the store catches up.
+    static let pauseReadingAbove = 16_384
+    static let resumeReadingBelow = 4_096
+    /// How long we wait for the server to answer our close frame (contract: at most 2 s).
+    static let closeHandshakeTimeout: TimeAmount = .seconds(2)
+
+    let settings: SessionSettings
+    let committer: any PushCommitter
+    let events: ConnectionEventSink
+    let logger: Logger
+    private let heartbeatBytes: [UInt8]
+
+    var context: ChannelHandlerContext?
+    var liveness: ConnectionLiveness?
+    var livenessTimer: Scheduled<Void>?
+    var commits = GroupCommit()
+    /// Why the connection ended, once known; reported when the channel goes inactive.
+    var closeReason: DisconnectReason?
+    var isReadingPaused = false
+    /// Shutdown asked us to close: stop taking pushes, drain, then send close 1000.
+    var isCloseRequested = false
+    /// We sent a close frame: no data frame may follow it (RFC 6455 §5.5.1).
+    var isCloseSent = false
+    var closeTimer: Scheduled<Void>?
+    private var hasReportedClosed = false
+
+    init(settings: SessionSettings, committer: any PushCommitter, events: ConnectionEventSink, logger: Logger) {
+        self.settings = settings
+        self.committer = committer
+        self.events = events
+        self.logger = logger
+        self.heartbeatBytes = Array(settings.heartbeatText.utf8)
+    }
+
+    func handlerAdded(context: ChannelHandlerContext) {
+        self.context = context
+        let now = ContinuousClock.now
+        liveness = ConnectionLiveness(
+            heartbeatInterval: settings.heartbeatInterval,
+            deadPeerTimeout: settings.deadPeerTimeout,
+            openedAt: now
+        )
+        armLivenessTimer(context: context, at: liveness!.nextWakeUp)
+    }
+
+    func handlerRemoved(context: ChannelHandlerContext) {
+        cancelTimers()
+        self.context = nil
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        let frame = unwrapInboundIn(data)
+        liveness?.frameReceived(at: .now)
+        switch frame.opcode {
+        case .text, .binary:
+            let payload = frame.unmaskedData
+            if frame.opcode == .text, payload.readableBytesView.elementsEqual(heartbeatBytes) {
+                return  // the server's heartbeat echo: proves it alive, nothing to store
+            }
+            receivedPush(payload, context: context)
+        case .ping:
+            write(.pong, data: frame.unmaskedData, context: context)
+            context.flush()
+        case .connectionClose:
+            receivedClose(frame, context: context)
+        default:
+            break  // pongs only prove liveness
+        }
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        cancelTimers()
+        reportClosed(closeReason ?? .closedByServer(code: nil))
+        context.fireChannelInactive()
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        switch error {
+        case NIOWebSocketError.invalidFrameLength:
+            // WebSocketProtocolErrorHandler already sent 1009 and is closing.
+            closeReason = closeReason ?? .messageTooLarge
+        case NIOWebSocketFrameAggregator.Error.accumulatedFrameSizeIsTooLarge:
+            closeReason = closeReason ?? .messageTooLarge
+            sendClose(code: .messageTooLarge, context: context)
+            context.close(promise: nil)
+        default:
+            closeReason = closeReason ?? .error(String(describing: error))
+            context.close(promise: nil)
+        }
+    }
+
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        guard event is CloseRequested else {
+            context.fireUserInboundEventTriggered(event)
+            return
+        }
+        closeRequested(context: context)
+    }
+
+    func reportClosed(_ reason: DisconnectReason) {
+        guard !hasReportedClosed else { return }
+        hasReportedClosed = true
+        events.send(.closed(reason))
+    }
+
+    func cancelTimers() {
+        livenessTimer?.cancel()
+        livenessTimer = nil
+        closeTimer?.cancel()
+        closeTimer = nil
+    }
+}
+
+@available(*, unavailable)
+extension PushSessionHandler: Sendable {}

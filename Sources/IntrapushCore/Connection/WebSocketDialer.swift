@@ -1,0 +1,123 @@
+import Logging
+import NIOCore
+import NIOHTTP1
+import NIOPosix
+import NIOSSL
+import NIOWebSocket
+
+/// Where and how to open the WebSocket: TCP (+ TLS), then the HTTP/1.1 upgrade.
+public struct DialTarget: Sendable, Equatable {
+    public var host: String
+    public var port: Int
+    /// The `Host:` header value.
+    public var hostHeader: String
+    /// The request path, with the real token: never logged.
+    public var path: String
+    public var useTLS: Bool
+    public var caFile: String?
+    public var connectTimeout: Duration
+
+    public init(host: String, port: Int, hostHeader: String, path: String, useTLS: Bool, caFile: String?, connectTimeout: Duration) {
+        self.host = host
+        self.port = port
+        self.hostHeader = hostHeader
+        self.path = path
+        self.useTLS = useTLS
+        self.caFile = caFile
+        self.connectTimeout = connectTimeout
+    }
+}
+
+/// Dials the server and hands the upgraded channel to a `PushSessionHandler`.
+///
+/// Everything up to the 101 answer — TCP connect, TLS handshake, upgrade — is bounded by
+/// `connectTimeout`. A refused upgrade reports its HTTP status, which swift-websocket's client
+/// cannot do; that is why this is built on NIOWebSocket directly.
+public struct WebSocketDialer: Sendable {
+    let group: any EventLoopGroup
+    let target: DialTarget
+    let sslContext: NIOSSLContext?
+
+    public init(group: any EventLoopGroup, target: DialTarget) throws {
+        self.group = group
+        self.target = target
+        if target.useTLS {
+            var tls = TLSConfiguration.makeClientConfiguration()
+            if let caFile = target.caFile {
+                tls.trustRoots = .file(caFile)
+            }
+            tls.certificateVerification = .fullVerification
+            self.sslContext = try NIOSSLContext(configuration: tls)
+        } else {
+            self.sslContext = nil
+        }
+    }
+
+    /// Opens the connection; on success the channel already runs the session handler that
+    /// `makeSession` built. Throws `DialFailure`.
+    public func dial(
+        cancellation: DialCancellation,
+        makeSession: @escaping @Sendable () -> PushSessionHandlerFactory
+    ) async throws(DialFailure) -> any Channel {
+        let target = self.target
+        let sslContext = self.sslContext
+        let upgrade: EventLoopFuture<UpgradeOutcome>
+        do {
+            upgrade = try await ClientBootstrap(group: group)
+                .connectTimeout(.nanoseconds(target.connectTimeout.nanoseconds))
+                .channelOption(.socketOption(.so_keepalive), value: 1)
+                .connect(host: target.host, port: target.port) { channel in
+                    channel.eventLoop.makeCompletedFuture { () throws -> EventLoopFuture<UpgradeOutcome> in
+                        cancellation.attach(channel)
+                        return try Self.configurePipeline(
+                            channel: channel, target: target, sslContext: sslContext, makeSession: makeSession
+                        )
+                    }
+                }
+        } catch {
+            throw DialFailure(reason: Self.reason(for: error, cancelled: cancellation.isCancelled))
+        }
+        let timeout = upgrade.eventLoop.scheduleTask(in: .nanoseconds(target.connectTimeout.nanoseconds)) {
+            cancellation.timedOut()
+        }
+        defer { timeout.cancel() }
+        let outcome: UpgradeOutcome
+        do {
+            outcome = try await upgrade.get()
+        } catch {
+            let reason: DisconnectReason = cancellation.hasTimedOut ? .timedOut : Self.reason(for: error, cancelled: cancellation.isCancelled)
+            throw DialFailure(reason: reason)
+        }
+        switch outcome {
+        case .upgraded(let channel):
+            return channel
+        case .refused(let status, let channel):
+            channel.close(promise: nil)
+            throw DialFailure(reason: .handshakeRejected(status: status))
+        }
+    }
+}
+
+/// Builds the session handler on the channel's event loop once the upgrade succeeded.
+public struct PushSessionHandlerFactory: Sendable {
+    let settings: SessionSettings
+    let committer: any PushCommitter
+    let events: ConnectionEventSink
+    let logger: Logger
+
+    public init(settings: SessionSettings, committer: any PushCommitter, events: ConnectionEventSink, logger: Logger) {
+        self.settings = settings
+        self.committer = committer
+        self.events = events
+        self.logger = logger
+    }
+
+    func makeHandler() -> PushSessionHandler {
+        PushSessionHandler(settings: settings, committer: committer, events: events, logger: logger)
+    }
+}
+
+/// A dial that failed before the connection opened.
+public struct DialFailure: Error, Sendable {
+    public var reason: DisconnectReason
+}

@@ -1,0 +1,134 @@
+import Logging
+import NIOCore
+
+extension SessionLoop {
+    mutating func perform(_ action: SessionStateMachine<SystemRandomNumberGenerator>.Action, tasks: inout DiscardingTaskGroup) {
+        switch action {
+        case .connect:
+            dial(tasks: &tasks)
+        case .scheduleReconnect(let delay, let attempt):
+            scheduleReconnect(after: delay, attempt: attempt, tasks: &tasks)
+        case .closeConnection:
+            // The handler drains pending commits, acknowledges them, then sends close 1000.
+            channel?.pipeline.fireUserInboundEventTriggered(CloseRequested())
+        case .cancelConnectAttempt:
+            dialCancellation?.cancel()
+        case .stop:
+            isFinished = true
+        case .none:
+            break
+        }
+    }
+
+    private mutating func dial(tasks: inout DiscardingTaskGroup) {
+        generation += 1
+        let dialGeneration = generation
+        let configuration = self.configuration
+        let endpoint = configuration.endpoint
+        let service = self.service
+        let cancellation = DialCancellation()
+        dialCancellation = cancellation
+        setStatus(StatusLine.connecting(to: configuration))
+        logger.debug("connecting to \(endpoint.redactedURL)")
+        persist { $0.state = .connecting; $0.nextAttemptAt = nil }
+
+        let target = DialTarget(
+            host: endpoint.host, port: endpoint.port, hostHeader: endpoint.hostHeader,
+            path: endpoint.path, useTLS: configuration.tls, caFile: configuration.caFile,
+            connectTimeout: configuration.connectTimeout
+        )
+        let factory = PushSessionHandlerFactory(
+            settings: SessionSettings(
+                heartbeatText: configuration.heartbeatText, ackText: configuration.ackText,
+                heartbeatInterval: configuration.heartbeatInterval,
+                deadPeerTimeout: configuration.deadPeerTimeout,
+                maxMessageSize: configuration.maxMessageSize, idField: configuration.idField
+            ),
+            committer: service.storeWorker,
+            events: ConnectionEventSink { event in service.send(.connection(event, generation: dialGeneration)) },
+            logger: logger
+        )
+        tasks.addTask {
+            do {
+                let dialer = try WebSocketDialer(group: service.group, target: target)
+                let channel = try await dialer.dial(cancellation: cancellation) { factory }
+                service.send(.dialSucceeded(channel, generation: dialGeneration))
+            } catch let failure as DialFailure {
+                service.send(.dialFailed(failure.reason, generation: dialGeneration))
+            } catch {
+                // Building the TLS context failed: a bad ca_file, say.
+                service.send(.dialFailed(.unreachable("TLS setup: \(error)"), generation: dialGeneration))
+            }
+        }
+    }
+
+    private mutating func scheduleReconnect(after delay: Duration, attempt: Int, tasks: inout DiscardingTaskGroup) {
+        generation += 1
+        let timerGeneration = generation
+        let reason = machine.lastFailure ?? .error("unknown")
+        let retryAt = WallClock.nowMilliseconds() + Int64(delay.secondsValue * 1000)
+        setStatus(StatusLine.reconnecting(in: delay, attempt: attempt, reason: reason))
+        if reason.isTokenRejection {
+            logger.error("\(reason); retrying in \(StatusLine.format(delay))")
+        } else {
+            logger.info("reconnecting in \(StatusLine.format(delay)) (attempt \(attempt))")
+        }
+        persist { state in
+            state.state = reason.isTokenRejection ? .rejected : .reconnecting
+            state.connectedSince = nil
+            state.reconnectAttempt = attempt
+            state.nextAttemptAt = retryAt
+            state.lastError = reason.description
+        }
+        let service = self.service
+        tasks.addTask {
+            do {
+                try await Task.sleep(for: delay)
+                service.send(.reconnectDelayElapsed(generation: timerGeneration))
+            } catch {
+                // Cancelled: the service is stopping.
+            }
+        }
+    }
+
+    mutating func reload(tasks: inout DiscardingTaskGroup) {
+        service.notifier.reloading()
+        logger.info("reloading the configuration")
+        let loaded: LoadedConfiguration
+        do {
+            loaded = try service.reloadConfiguration()
+        } catch {
+            for problem in error.problems {
+                logger.error("reload: \(problem)")
+            }
+            logger.error("reload failed; still running with the previous configuration")
+            service.notifier.ready(status: status)
+            return
+        }
+        for warning in loaded.warnings { logger.warning("\(warning)") }
+        let new = loaded.configuration
+        let requiresReconnect = new.requiresReconnect(comparedTo: configuration)
+        if new.database != configuration.database {
+            logger.warning("database moves to \(new.database) only after a restart")
+        }
+        service.logLevel.level = new.logLevel.loggerLevel
+        configuration = new
+        machine.backoff = Backoff(minimum: new.reconnectMin, maximum: new.reconnectMax)
+        logger.info(requiresReconnect ? "connection settings changed: reconnecting" : "configuration reloaded; connection kept")
+        perform(machine.reloaded(requiresReconnect: requiresReconnect), tasks: &tasks)
+        service.notifier.ready(status: status)
+    }
+
+    func recordStopped() async {
+        persistStopped()
+        await service.storeWorker.flushLiveState()
+    }
+
+    private func persistStopped() {
+        persist { state in
+            state.state = .stopped
+            state.connectedSince = nil
+            state.nextAttemptAt = nil
+        }
+    }
+}

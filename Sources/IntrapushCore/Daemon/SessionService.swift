@@ -1,0 +1,89 @@
+import Logging
+import NIOConcurrencyHelpers
+import NIOCore
+import ServiceLifecycle
+import UnixSignals
+
+/// Keeps the one WebSocket to the server: dials, reconnects with backoff, reloads on SIGHUP,
+/// closes with 1000 on graceful shutdown. All decisions come from `SessionStateMachine`; this
+/// service performs them, one event at a time, from a single loop.
+public final class SessionService: Service, Sendable {
+    /// Everything the loop reacts to; `generation` discards events of a superseded dial or timer.
+    enum Event: Sendable {
+        case dialSucceeded(any Channel, generation: Int)
+        case dialFailed(DisconnectReason, generation: Int)
+        case connection(ConnectionEvent, generation: Int)
+        case reconnectDelayElapsed(generation: Int)
+        case shutdownRequested
+        case reloadRequested
+        case probed(CheckedContinuation<Void, Never>)
+    }
+
+    let group: any EventLoopGroup
+    let storeWorker: StoreWorker
+    let notifier: SystemdNotifier
+    let logger: Logger
+    let logLevel: LogLevelControl
+    let reloadConfiguration: @Sendable () throws(ConfigurationError) -> LoadedConfiguration
+    let initialConfiguration: Configuration
+    private let events: (stream: AsyncStream<Event>, continuation: AsyncStream<Event>.Continuation)
+
+    public init(
+        configuration: Configuration,
+        group: any EventLoopGroup,
+        storeWorker: StoreWorker,
+        notifier: SystemdNotifier,
+        logger: Logger,
+        logLevel: LogLevelControl,
+        reloadConfiguration: @escaping @Sendable () throws(ConfigurationError) -> LoadedConfiguration
+    ) {
+        self.initialConfiguration = configuration
+        self.group = group
+        self.storeWorker = storeWorker
+        self.notifier = notifier
+        self.logger = logger
+        self.logLevel = logLevel
+        self.reloadConfiguration = reloadConfiguration
+        self.events = AsyncStream.makeStream(of: Event.self)
+    }
+
+    /// Returns once the loop has handled an event: proves it is not stuck (for the watchdog).
+    public func probe() async {
+        await withCheckedContinuation { continuation in
+            if case .terminated = events.continuation.yield(.probed(continuation)) {
+                continuation.resume()
+            }
+        }
+    }
+
+    public func run() async throws {
+        let continuation = events.continuation
+        var loop = SessionLoop(service: self, configuration: initialConfiguration)
+        await withGracefulShutdownHandler {
+            await withDiscardingTaskGroup { tasks in
+                tasks.addTask {
+                    for await _ in await UnixSignalsSequence(trapping: .sighup) {
+                        continuation.yield(.reloadRequested)
+                    }
+                }
+                loop.start(tasks: &tasks)
+                for await event in events.stream {
+                    loop.handle(event, tasks: &tasks)
+                    if loop.isFinished { break }
+                }
+                tasks.cancelAll()
+            }
+        } onGracefulShutdown: {
+            continuation.yield(.shutdownRequested)
+        }
+        continuation.finish()
+        for await event in events.stream {
+            if case .probed(let waiting) = event { waiting.resume() }
+        }
+        await loop.recordStopped()
+    }
+
+    func send(_ event: Event) {
+        events.continuation.yield(event)
+    }
+}

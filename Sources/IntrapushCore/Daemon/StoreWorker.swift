@@ -1,0 +1,89 @@
+import Logging
+import NIOConcurrencyHelpers
+import NIOCore
+import NIOPosix
+
+/// The one thread that owns the `NotificationStore`: commits batches, keeps the live-state row.
+///
+/// Every database call runs on this thread, in submission order, so the store needs no lock and
+/// a batch's live-state row is written in the batch's own transaction (no extra fsync).
+public final class StoreWorker: PushCommitter, Sendable {
+    private let pool: NIOThreadPool
+    private let store: NotificationStore
+    private let liveState: NIOLockedValueBox<LiveState>
+    private let logger: Logger
+
+    public init(store: NotificationStore, initialState: LiveState, logger: Logger) {
+        self.store = store
+        self.logger = logger
+        self.liveState = NIOLockedValueBox(initialState)
+        self.pool = NIOThreadPool(numberOfThreads: 1)
+        pool.start()
+    }
+
+    public func commit(_ pushes: [Push], on eventLoop: any EventLoop) -> EventLoopFuture<[StoreOutcome]> {
+        let store = self.store
+        let liveState = self.liveState
+        return pool.runIfActive(eventLoop: eventLoop) {
+            try store.store(pushes) { outcomes in
+                liveState.withLockedValue { state in
+                    var duplicates: Int64 = 0
+                    for outcome in outcomes where outcome == .duplicate { duplicates += 1 }
+                    state.receivedTotal += Int64(pushes.count)
+                    state.duplicateTotal += duplicates
+                    state.storedTotal += Int64(pushes.count) - duplicates
+                    state.lastPushAt = pushes.last?.receivedAt
+                    state.updatedAt = WallClock.nowMilliseconds()
+                    return state
+                }
+            }
+        }
+    }
+
+    /// Changes the live state now and queues its write (a small transaction on the store
+    /// thread, after everything submitted before it); does not wait.
+    public func updateLiveState(_ change: (inout LiveState) -> Void) {
+        liveState.withLockedValue { change(&$0) }
+        let store = self.store
+        let liveState = self.liveState
+        let logger = self.logger
+        pool.submit { poolState in
+            guard case .active = poolState else { return }
+            let snapshot = liveState.withLockedValue { state in
+                state.updatedAt = WallClock.nowMilliseconds()
+                return state
+            }
+            do { try store.writeLiveState(snapshot) } catch {
+                logger.warning("cannot write the live state", metadata: ["error": "\(error)"])
+            }
+        }
+    }
+
+    /// Writes the live state and waits until it is on disk (used on the way out).
+    public func flushLiveState() async {
+        let store = self.store
+        let liveState = self.liveState
+        try? await pool.runIfActive {
+            try store.writeLiveState(liveState.withLockedValue { $0 })
+        }
+    }
+
+    /// Changes the live state in memory only; it reaches the file with the next write.
+    public func amendLiveState(_ change: (inout LiveState) -> Void) {
+        liveState.withLockedValue { change(&$0) }
+    }
+
+    public var currentLiveState: LiveState {
+        liveState.withLockedValue { $0 }
+    }
+
+    /// Proves the store thread and the database answer (for the watchdog).
+    public func checkHealth() async throws {
+        let store = self.store
+        try await pool.runIfActive { try store.checkHealth() }
+    }
+
+    public func shutdown() async {
+        try? await pool.shutdownGracefully()
+    }
+}

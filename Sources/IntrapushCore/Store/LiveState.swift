@@ -1,0 +1,77 @@
+/// What the daemon is doing right now, as kept in the single row of `daemon_state` for
+/// `intrapush status`.
+///
+/// All times are Unix milliseconds. `server` must already be redacted by the caller (the token
+/// segment as `***`): the store writes it as given.
+public struct LiveState: Sendable, Equatable {
+    /// The connection's state, stored as text; values this build does not know read back as-is.
+    public struct State: RawRepresentable, Sendable, Hashable, CustomStringConvertible {
+        public let rawValue: String
+        public init(rawValue: String) { self.rawValue = rawValue }
+
+        public static let connecting = State(rawValue: "connecting")
+        public static let connected = State(rawValue: "connected")
+        public static let reconnecting = State(rawValue: "reconnecting")
+        /// The server refused the token (HTTP 401/403).
+        public static let rejected = State(rawValue: "rejected")
+        public static let stopped = State(rawValue: "stopped")
+
+        public var description: String { rawValue }
+    }
+
+    public var pid: Int32?
+    public var state: State
+    /// The server's URL with the token shown as `***`.
+    public var server: String?
+    public var connectedSince: Int64?
+    public var lastHeartbeatAt: Int64?
+    public var lastPushAt: Int64?
+    /// Consecutive failed attempts; 0 while connected.
+    public var reconnectAttempt: Int
+    public var nextAttemptAt: Int64?
+    /// The last error, as shown to the operator; never contains the token.
+    public var lastError: String?
+    public var receivedTotal: Int64
+    public var storedTotal: Int64
+    public var duplicateTotal: Int64
+    public var ackedTotal: Int64
+    public var connectionsTotal: Int64
+    public var startedAt: Int64?
+    public var updatedAt: Int64
+
+    public init(
+        pid: Int32? = nil,
+        state: State,
+        server: String? = nil,
+        connectedSince: Int64? = nil,
+        lastHeartbeatAt: Int64? = nil,
+        lastPushAt: Int64? = nil,
+        reconnectAttempt: Int = 0,
+        nextAttemptAt: Int64? = nil,
+        lastError: String? = nil,
+        receivedTotal: Int64 = 0,
+        storedTotal: Int64 = 0,
+        duplicateTotal: Int64 = 0,
+        ackedTotal: Int64 = 0,
+        connectionsTotal: Int64 = 0,
+        startedAt: Int64? = nil,
+        updatedAt: Int64
+    ) {
+        self.pid = pid
+        self.state = state
+        self.server = server
+        self.connectedSince = connectedSince
+        self.lastHeartbeatAt = lastHeartbeatAt
+        self.lastPushAt = lastPushAt
+        self.reconnectAttempt = reconnectAttempt
+        self.nextAttemptAt = nextAttemptAt
+        self.lastError = lastError
+        self.receivedTotal = receivedTotal
+        self.storedTotal = storedTotal
+        self.duplicateTotal = duplicateTotal
+        self.ackedTotal = ackedTotal
+        self.connectionsTotal = connectionsTotal
+        self.startedAt = startedAt
+        self.updatedAt = updatedAt
+    }
+}

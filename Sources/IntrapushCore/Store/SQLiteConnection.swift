@@ -1,0 +1,159 @@
+import CSQLite
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// One connection to an SQLite database file, over the system `libsqlite3`.
+///
+/// Not thread-safe and not `Sendable`: it is opened with `SQLITE_OPEN_NOMUTEX`, so every use must
+/// come from the one thread (or serial executor) that owns it. Extended result codes are on, so
+/// errors carry codes such as `SQLITE_IOERR_FSYNC`. The connection closes when released.
+public final class SQLiteConnection {
+    /// How to open the file.
+    public enum Mode: Sendable {
+        /// Read and write; create the file when it does not exist (never its directory).
+        case readWriteCreate
+        /// Read only; the file must exist.
+        case readOnly
+    }
+
+    /// The path the connection was opened with.
+    public let path: String
+    let db: OpaquePointer
+    private lazy var beginStatement = try? prepare("BEGIN IMMEDIATE", persistent: true)
+    private lazy var commitStatement = try? prepare("COMMIT", persistent: true)
+    private lazy var rollbackStatement = try? prepare("ROLLBACK", persistent: true)
+
+    /// Opens the database at `path`.
+    ///
+    /// - Parameter busyTimeout: how long a statement waits for another connection's lock before
+    ///   failing with `SQLITE_BUSY`.
+    /// - Throws: `DatabaseError` naming the path, e.g. when its directory does not exist.
+    public init(path: String, mode: Mode = .readWriteCreate, busyTimeout: Duration = .milliseconds(5000)) throws {
+        var flags = SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_EXRESCODE
+        switch mode {
+        case .readWriteCreate: flags |= SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE
+        case .readOnly: flags |= SQLITE_OPEN_READONLY
+        }
+        var handle: OpaquePointer?
+        let code = sqlite3_open_v2(path, &handle, flags, nil)
+        guard code == SQLITE_OK, let handle else {
+            throw SQLiteConnection.openError(code: code, handle: handle, path: path)
+        }
+        self.path = path
+        self.db = handle
+        sqlite3_extended_result_codes(handle, 1)
+        try setBusyTimeout(busyTimeout)
+    }
+
+    deinit {
+        // close_v2 defers the close until statements still alive elsewhere are finalized.
+        sqlite3_close_v2(db)
+    }
+
+    /// Runs one or more SQL statements that return no rows of interest.
+    public func execute(_ sql: String) throws {
+        guard sqlite3_exec(db, sql, nil, nil, nil) == SQLITE_OK else {
+            throw DatabaseError(connection: db, sql: sql)
+        }
+    }
+
+    /// Compiles one SQL statement.
+    ///
+    /// - Parameter persistent: a hint that the statement will be kept and reused for a long time.
+    public func prepare(_ sql: String, persistent: Bool = false) throws -> Statement {
+        var handle: OpaquePointer?
+        var tail: UnsafePointer<CChar>?
+        let flags = persistent ? UInt32(SQLITE_PREPARE_PERSISTENT) : 0
+        guard sqlite3_prepare_v3(db, sql, -1, flags, &handle, &tail) == SQLITE_OK else {
+            throw DatabaseError(connection: db, sql: sql)
+        }
+        guard let handle else {
+            throw DatabaseError(extendedResultCode: SQLITE_MISUSE, message: "no SQL statement to prepare", sql: sql)
+        }
+        let statement = Statement(handle: handle, db: db, sql: sql)
+        if let tail, tail.pointee != 0, !String(cString: tail).allSatisfy(\.isWhitespace) {
+            throw DatabaseError(extendedResultCode: SQLITE_MISUSE, message: "prepare takes a single statement", sql: sql)
+        }
+        return statement
+    }
+
+    /// Runs `body` inside `BEGIN IMMEDIATE` … `COMMIT`; rolls back and rethrows when anything fails,
+    /// the commit included. `IMMEDIATE` takes the write lock up front, so a busy database fails at
+    /// `BEGIN` (after the busy timeout) instead of halfway through.
+    public func transaction<Result>(_ body: () throws -> Result) throws -> Result {
+        try run(beginStatement, orExecute: "BEGIN IMMEDIATE")
+        do {
+            let result = try body()
+            try run(commitStatement, orExecute: "COMMIT")
+            return result
+        } catch {
+            rollback()
+            throw error
+        }
+    }
+
+    /// `true` while a transaction is open.
+    public var isInTransaction: Bool { sqlite3_get_autocommit(db) == 0 }
+
+    /// Rows changed by the most recent INSERT, UPDATE or DELETE, not counting triggers.
+    public var changes: Int { Int(sqlite3_changes(db)) }
+
+    /// The rowid of the most recent successful INSERT.
+    public var lastInsertedRowID: Int64 { sqlite3_last_insert_rowid(db) }
+
+    /// `PRAGMA user_version`: the schema version.
+    public func userVersion() throws -> Int {
+        let statement = try prepare("PRAGMA user_version")
+        try statement.step()
+        return Int(statement.int64(at: 0))
+    }
+
+    public func setUserVersion(_ version: Int) throws {
+        // PRAGMA values cannot be bound; an Int interpolates safely.
+        try execute("PRAGMA user_version = \(version)")
+    }
+
+    /// Runs a statement and returns the first column of its first row as text, `nil` when none.
+    public func text(_ sql: String) throws -> String? {
+        let statement = try prepare(sql)
+        return try statement.step() ? statement.string(at: 0) : nil
+    }
+
+    private func setBusyTimeout(_ timeout: Duration) throws {
+        let (seconds, attoseconds) = timeout.components
+        let milliseconds = min(seconds * 1000 + attoseconds / 1_000_000_000_000_000, Int64(Int32.max))
+        guard sqlite3_busy_timeout(db, Int32(max(0, milliseconds))) == SQLITE_OK else {
+            throw DatabaseError(connection: db, sql: nil)
+        }
+    }
+
+    private func run(_ statement: Statement?, orExecute sql: String) throws {
+        guard let statement else { return try execute(sql) }
+        defer { statement.reset() }
+        try statement.step()
+    }
+
+    private func rollback() {
+        // SQLite rolls back by itself after some errors (SQLITE_FULL, SQLITE_IOERR, …);
+        // a second ROLLBACK would only fail.
+        guard isInTransaction else { return }
+        try? run(rollbackStatement, orExecute: "ROLLBACK")
+    }
+
+    private static func openError(code: Int32, handle: OpaquePointer?, path: String) -> DatabaseError {
+        defer { sqlite3_close_v2(handle) }
+        guard let handle else { return DatabaseError(extendedResultCode: code, sql: nil) }
+        var message = "\(String(cString: sqlite3_errmsg(handle))) \(path)"
+        let systemError = sqlite3_system_errno(handle)
+        if systemError != 0 {
+            message += ": \(String(cString: strerror(systemError)))"
+        }
+        return DatabaseError(extendedResultCode: sqlite3_extended_errcode(handle), message: message, sql: nil)
+    }
+}

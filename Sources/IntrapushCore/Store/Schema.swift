@@ -1,0 +1,49 @@
+/// The database schema of intrapush: every migration, oldest first.
+///
+/// `notifications` is a public interface (contract §4): its seven columns keep their names and
+/// meanings forever; later migrations may only add. The daemon migrates on open; the CLI, which
+/// opens read-only, calls `Schema.migrator.checkVersion(of:)` instead.
+public enum Schema {
+    public static let migrations: [Migration] = [
+        Migration(
+            version: 1,
+            summary: "create notifications and daemon_state",
+            sql: """
+                CREATE TABLE notifications (
+                    id INTEGER PRIMARY KEY,
+                    message_id TEXT UNIQUE,
+                    received_at INTEGER NOT NULL,
+                    payload TEXT NOT NULL,
+                    title TEXT,
+                    body TEXT,
+                    read_at INTEGER
+                );
+                CREATE INDEX notifications_received_at ON notifications(received_at);
+                CREATE TABLE daemon_state (
+                    id INTEGER PRIMARY KEY CHECK (id = 1),
+                    pid INTEGER,
+                    state TEXT NOT NULL,
+                    server TEXT,
+                    connected_since INTEGER,
+                    last_heartbeat_at INTEGER,
+                    last_push_at INTEGER,
+                    reconnect_attempt INTEGER NOT NULL DEFAULT 0,
+                    next_attempt_at INTEGER,
+                    last_error TEXT,
+                    received_total INTEGER NOT NULL DEFAULT 0,
+                    stored_total INTEGER NOT NULL DEFAULT 0,
+                    duplicate_total INTEGER NOT NULL DEFAULT 0,
+                    acked_total INTEGER NOT NULL DEFAULT 0,
+                    connections_total INTEGER NOT NULL DEFAULT 0,
+                    started_at INTEGER,
+                    updated_at INTEGER NOT NULL
+                );
+                """
+        ),
+    ]
+
+    public static let migrator = Migrator(migrations: migrations)
+
+    /// The `user_version` of a database this build has fully migrated.
+    public static var latestVersion: Int { migrator.latestVersion }
+}

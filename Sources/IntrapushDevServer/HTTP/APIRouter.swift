@@ -1,0 +1,108 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import NIOCore
+import NIOHTTP1
+import NIOWebSocket
+
+/// Answers the HTTP API: queueing pushes, statistics, test controls and refused upgrades.
+struct APIRouter {
+    let hub: Hub
+
+    /// Limits that keep a typo in a test from exhausting memory.
+    private static let maximumBurstCount = 10_000_000
+    private static let maximumBurstSize = 16 << 20
+
+    func response(to head: HTTPRequestHead, body: ByteBuffer, allocator: ByteBufferAllocator) -> APIResponse {
+        let target = RequestTarget(uri: head.uri)
+        if ConnectRoute.isConnectPath(target.path) {
+            return connectResponse(uri: head.uri)
+        }
+        switch (head.method, target.path) {
+        case (.POST, "/push"):
+            let contentType = head.headers.first(name: "content-type")?.lowercased() ?? ""
+            let isBinary = contentType.hasPrefix("application/octet-stream")
+            let org = target.query["org"] ?? hub.configuration.defaultOrg
+            let sequenceNumber = hub.queue(payload: body, isBinary: isBinary, org: org)
+            return .json(.accepted, #"{"seq":\#(sequenceNumber)}"#)
+        case (.POST, "/push/burst"):
+            return burstResponse(query: target.query, allocator: allocator)
+        case (.GET, "/stats"):
+            return statsResponse()
+        case (.POST, "/control/close"):
+            let code = target.query["code"].map { Int($0) } ?? 1001
+            guard let code, (1000...4999).contains(code) else {
+                return .error(.badRequest, "code must be a close code between 1000 and 4999")
+            }
+            let closed = hub.closeConnections(code: WebSocketErrorCode(codeNumber: code))
+            return .json(.ok, #"{"closed":\#(closed)}"#)
+        case (.POST, "/control/drop"):
+            return .json(.ok, #"{"dropped":\#(hub.dropConnections())}"#)
+        case (.POST, "/control/silence"):
+            guard let silenced = Self.flag(target.query["on"] ?? "1") else {
+                return .error(.badRequest, "on must be 1 or 0")
+            }
+            hub.setSilenced(silenced)
+            return .json(.ok, #"{"silenced":\#(silenced)}"#)
+        case (.POST, "/control/reject"):
+            let status = target.query["status"].flatMap { Int($0) }
+            guard let status, [0, 401, 403].contains(status) else {
+                return .error(.badRequest, "status must be 401, 403, or 0 to stop rejecting")
+            }
+            hub.setForcedRejection(status: status == 0 ? nil : status)
+            return .json(.ok, #"{"reject_status":\#(status)}"#)
+        case (_, "/push"), (_, "/push/burst"), (_, "/stats"), (_, "/control/close"), (_, "/control/drop"),
+            (_, "/control/silence"), (_, "/control/reject"):
+            return .error(.methodNotAllowed, "\(head.method) is not allowed on \(target.path)")
+        default:
+            return .error(.notFound, "no such endpoint: \(target.path)")
+        }
+    }
+
+    /// A connect path that reached the API was not upgraded: refused, unknown, or not a WebSocket request.
+    private func connectResponse(uri: String) -> APIResponse {
+        switch hub.admission(forURI: uri) {
+        case .reject(let status):
+            hub.upgradeRejected(status: status, uri: uri)
+            return status == 403 ? .error(.forbidden, "connections are refused") : .error(.unauthorized, "wrong token")
+        case .notFound:
+            return .error(.notFound, "expected /connect/{client}/{org}/{token}")
+        case .accept:
+            return .error(.badRequest, "expected a WebSocket upgrade request")
+        }
+    }
+
+    private func burstResponse(query: [String: String], allocator: ByteBufferAllocator) -> APIResponse {
+        let count = query["count"].map { Int($0) } ?? 1
+        let size = query["size"].map { Int($0) } ?? 300
+        guard let count, (0...Self.maximumBurstCount).contains(count) else {
+            return .error(.badRequest, "count must be a number from 0 to \(Self.maximumBurstCount)")
+        }
+        guard let size, (0...Self.maximumBurstSize).contains(size) else {
+            return .error(.badRequest, "size must be a number of bytes from 0 to \(Self.maximumBurstSize)")
+        }
+        let range = hub.queueBurst(
+            count: count, size: size, prefix: query["prefix"] ?? "b-",
+            org: query["org"] ?? hub.configuration.defaultOrg, allocator: allocator)
+        return .json(.accepted, #"{"count":\#(range.count),"first_seq":\#(range.lowerBound)}"#)
+    }
+
+    private func statsResponse() -> APIResponse {
+        do {
+            let data = try JSONEncoder().encode(hub.stats)
+            return .json(.ok, String(decoding: data, as: UTF8.self))
+        } catch {
+            return .error(.internalServerError, "cannot encode the statistics: \(error)")
+        }
+    }
+
+    private static func flag(_ text: String) -> Bool? {
+        switch text.lowercased() {
+        case "1", "true", "on": true
+        case "0", "false", "off": false
+        default: nil
+        }
+    }
+}

@@ -1,0 +1,41 @@
+/// How a ``DevServer`` listens, which token it accepts and how it treats heartbeats and acknowledgements.
+public struct DevServerConfiguration: Sendable {
+    /// Where to listen; port 0 asks the system for a free port.
+    public var listenAddress: ServerAddress
+    /// The only token accepted in `/connect/{client}/{org}/{token}`.
+    public var token: String
+    /// The org that `POST /push` uses when the request names none.
+    public var defaultOrg: String
+    /// A text frame from a client that equals this is a heartbeat, not an acknowledgement.
+    public var heartbeatText: String
+    /// Whether a heartbeat is sent back to the client, as some servers do.
+    public var echoesHeartbeats: Bool
+    /// The acknowledgement the client sends; `{id}` stands for the push's message id.
+    ///
+    /// Without `{id}` an acknowledgement carries no id and is matched by position alone.
+    public var acknowledgementTemplate: String
+    /// A database whose `notifications` table must already hold each acknowledged message id.
+    public var verifyDatabasePath: String?
+    /// The largest frame accepted from a client.
+    public var maximumFrameSize: Int
+
+    public init(
+        listenAddress: ServerAddress = ServerAddress(host: "127.0.0.1", port: 8080),
+        token: String,
+        defaultOrg: String = "acme",
+        heartbeatText: String = "KA",
+        echoesHeartbeats: Bool = false,
+        acknowledgementTemplate: String = "received message",
+        verifyDatabasePath: String? = nil,
+        maximumFrameSize: Int = 1 << 20
+    ) {
+        self.listenAddress = listenAddress
+        self.token = token
+        self.defaultOrg = defaultOrg
+        self.heartbeatText = heartbeatText
+        self.echoesHeartbeats = echoesHeartbeats
+        self.acknowledgementTemplate = acknowledgementTemplate
+        self.verifyDatabasePath = verifyDatabasePath
+        self.maximumFrameSize = maximumFrameSize
+    }
+}

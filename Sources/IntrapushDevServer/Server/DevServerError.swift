@@ -1,0 +1,49 @@
+/// Why the dev server or its client could not do what was asked.
+public struct DevServerError: Error, CustomStringConvertible {
+    private enum Reason {
+        case cannotListen(ServerAddress, any Error)
+        case notBound
+        case requestFailed(path: String, status: Int, body: String)
+        case connectionClosed(path: String)
+        case unreadableTokenFile(path: String, reason: String)
+    }
+
+    private let reason: Reason
+
+    private init(_ reason: Reason) {
+        self.reason = reason
+    }
+
+    static func cannotListen(on address: ServerAddress, _ error: any Error) -> DevServerError {
+        DevServerError(.cannotListen(address, error))
+    }
+
+    static let notBound = DevServerError(.notBound)
+
+    static func requestFailed(path: String, status: Int, body: String) -> DevServerError {
+        DevServerError(.requestFailed(path: path, status: status, body: body))
+    }
+
+    static func connectionClosed(path: String) -> DevServerError {
+        DevServerError(.connectionClosed(path: path))
+    }
+
+    static func unreadableTokenFile(path: String, reason: String) -> DevServerError {
+        DevServerError(.unreadableTokenFile(path: path, reason: reason))
+    }
+
+    public var description: String {
+        switch reason {
+        case .cannotListen(let address, let error):
+            "cannot listen on \(address): \(error); choose another --listen address or free the port"
+        case .notBound:
+            "the server socket has no local address"
+        case .requestFailed(let path, let status, let body):
+            "the dev server answered \(path) with HTTP \(status): \(body)"
+        case .connectionClosed(let path):
+            "the dev server closed the connection before answering \(path)"
+        case .unreadableTokenFile(let path, let reason):
+            "cannot read a token from \(path): \(reason); write the token on the file's first line"
+        }
+    }
+}

@@ -1,0 +1,92 @@
+/// What a ``DevServer`` has seen, as `GET /stats` reports it.
+public struct DevServerStats: Codable, Sendable, Equatable {
+    /// WebSocket connections accepted since the start.
+    public var connectionsTotal: Int
+    public var connectionsOpen: Int
+    /// Upgrade requests answered with 401 or 403.
+    public var upgradesRejected: Int
+    public var heartbeats: Int
+    /// When the last (at most 1000) heartbeats arrived, in milliseconds since the server started.
+    public var heartbeatTimesMilliseconds: [Int]
+    public var pings: Int
+    public var pushesQueued: Int
+    /// Frames sent carrying a push, redeliveries included.
+    public var deliveries: Int
+    /// Acknowledgement frames received.
+    public var acks: Int
+    /// Distinct pushes acknowledged.
+    public var acked: Int
+    /// Pushes still waiting for an acknowledgement, over all orgs.
+    public var unacked: Int
+    /// Acknowledgements naming another id than their push's, malformed, or with nothing to acknowledge.
+    public var ackMismatches: Int
+    /// Acknowledgements whose message id was not yet in the `--verify-database` file.
+    public var acksBeforeCommit: Int
+    /// Pushes dropped because the client closed with 1009 (message too big).
+    public var droppedTooLarge: Int
+    /// How often clients closed with each close code, keyed by the code in decimal.
+    public var closeCodes: [String: Int]
+    public var lastCloseCode: Int?
+
+    public init(
+        connectionsTotal: Int = 0, connectionsOpen: Int = 0, upgradesRejected: Int = 0,
+        heartbeats: Int = 0, heartbeatTimesMilliseconds: [Int] = [], pings: Int = 0,
+        pushesQueued: Int = 0, deliveries: Int = 0, acks: Int = 0, acked: Int = 0, unacked: Int = 0,
+        ackMismatches: Int = 0, acksBeforeCommit: Int = 0, droppedTooLarge: Int = 0,
+        closeCodes: [String: Int] = [:], lastCloseCode: Int? = nil
+    ) {
+        self.connectionsTotal = connectionsTotal
+        self.connectionsOpen = connectionsOpen
+        self.upgradesRejected = upgradesRejected
+        self.heartbeats = heartbeats
+        self.heartbeatTimesMilliseconds = heartbeatTimesMilliseconds
+        self.pings = pings
+        self.pushesQueued = pushesQueued
+        self.deliveries = deliveries
+        self.acks = acks
+        self.acked = acked
+        self.unacked = unacked
+        self.ackMismatches = ackMismatches
+        self.acksBeforeCommit = acksBeforeCommit
+        self.droppedTooLarge = droppedTooLarge
+        self.closeCodes = closeCodes
+        self.lastCloseCode = lastCloseCode
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case connectionsTotal = "connections_total"
+        case connectionsOpen = "connections_open"
+        case upgradesRejected = "upgrades_rejected"
+        case heartbeats
+        case heartbeatTimesMilliseconds = "heartbeat_times_ms"
+        case pings
+        case pushesQueued = "pushes_queued"
+        case deliveries, acks, acked, unacked
+        case ackMismatches = "ack_mismatches"
+        case acksBeforeCommit = "acks_before_commit"
+        case droppedTooLarge = "dropped_too_large"
+        case closeCodes = "close_codes"
+        case lastCloseCode = "last_close_code"
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(connectionsTotal, forKey: .connectionsTotal)
+        try container.encode(connectionsOpen, forKey: .connectionsOpen)
+        try container.encode(upgradesRejected, forKey: .upgradesRejected)
+        try container.encode(heartbeats, forKey: .heartbeats)
+        try container.encode(heartbeatTimesMilliseconds, forKey: .heartbeatTimesMilliseconds)
+        try container.encode(pings, forKey: .pings)
+        try container.encode(pushesQueued, forKey: .pushesQueued)
+        try container.encode(deliveries, forKey: .deliveries)
+        try container.encode(acks, forKey: .acks)
+        try container.encode(acked, forKey: .acked)
+        try container.encode(unacked, forKey: .unacked)
+        try container.encode(ackMismatches, forKey: .ackMismatches)
+        try container.encode(acksBeforeCommit, forKey: .acksBeforeCommit)
+        try container.encode(droppedTooLarge, forKey: .droppedTooLarge)
+        try container.encode(closeCodes, forKey: .closeCodes)
+        // The contract shows `null` before any close, so the key is never left out.
+        try container.encode(lastCloseCode, forKey: .lastCloseCode)
+    }
+}

@@ -1,0 +1,223 @@
+import Logging
+import NIOCore
+import NIOWebSocket
+
+/// All mutable state of a running server: queues, connections, counters and test switches.
+///
+/// Confined to the server's one event loop, where every channel handler also runs, so it needs
+/// no locks. Every method must be called on that loop.
+final class Hub {
+    typealias ConnectionID = PushLedger.ConnectionID
+
+    let configuration: DevServerConfiguration
+    let logger: Logger
+    private let acknowledgementTemplate: AcknowledgementTemplate
+    private let verifier: CommitVerifier?
+    private let startedAt = NIODeadline.now()
+
+    private var ledger = PushLedger()
+    private var connections: [ConnectionID: WebSocketConnectionHandler] = [:]
+    private var nextConnectionID = 1
+    private var counters = DevServerStats()
+    private var heartbeatTimes = CircularBuffer<Int>(initialCapacity: Hub.keptHeartbeatTimes)
+    /// While set, upgrades are refused with this status whatever the token.
+    private(set) var forcedRejectionStatus: Int?
+    /// While set, nothing is sent and everything received is ignored, as from a dead peer.
+    private(set) var isSilenced = false
+
+    private static let keptHeartbeatTimes = 1000
+
+    init(configuration: DevServerConfiguration, logger: Logger) {
+        self.configuration = configuration
+        self.logger = logger
+        acknowledgementTemplate = AcknowledgementTemplate(configuration.acknowledgementTemplate)
+        verifier = configuration.verifyDatabasePath.map { CommitVerifier(path: $0, logger: logger) }
+    }
+
+    // MARK: Connections
+
+    func admission(forURI uri: String) -> Admission {
+        Admission(uri: uri, token: configuration.token, forcedRejectionStatus: forcedRejectionStatus)
+    }
+
+    func upgradeRejected(status: Int, uri: String) {
+        counters.upgradesRejected += 1
+        let route = ConnectRoute(path: RequestTarget(uri: uri).path)
+        let reason = forcedRejectionStatus == nil ? "wrong token" : "rejection forced by /control/reject"
+        logger.info(
+            "rejected connection of client \(route?.client ?? "?") for org \(route?.org ?? "?") with \(status): \(reason)")
+    }
+
+    func connectionOpened(_ handler: WebSocketConnectionHandler, route: ConnectRoute) -> ConnectionID {
+        let id = nextConnectionID
+        nextConnectionID += 1
+        connections[id] = handler
+        ledger.connectionOpened(id, org: route.org)
+        counters.connectionsTotal += 1
+        logger.info("connection \(id) opened by client \(route.client) for org \(route.org)")
+        return id
+    }
+
+    func connectionClosed(_ id: ConnectionID) {
+        guard connections.removeValue(forKey: id) != nil else { return }
+        let returned = ledger.unacknowledgedCount(on: id)
+        let nextTarget = ledger.connectionClosed(id)
+        logger.info("connection \(id) closed; \(returned) unacknowledged pushes queued again")
+        if let nextTarget {
+            connections[nextTarget]?.deliverPending()
+        }
+    }
+
+    /// The next push to send on `id`, unless silenced or another connection is the target.
+    func nextDelivery(to id: ConnectionID) -> QueuedPush? {
+        isSilenced ? nil : ledger.nextDelivery(to: id)
+    }
+
+    // MARK: Frames from clients
+
+    /// Handles a text frame; returns whether to send it back as a heartbeat echo.
+    func textReceived(_ text: String, on id: ConnectionID) -> Bool {
+        guard text == configuration.heartbeatText else {
+            acknowledgementReceived(text, on: id)
+            return false
+        }
+        counters.heartbeats += 1
+        heartbeatTimes.append(Int((NIODeadline.now() - startedAt).nanoseconds / 1_000_000))
+        if heartbeatTimes.count > Self.keptHeartbeatTimes {
+            heartbeatTimes.removeFirst()
+        }
+        logger.debug("heartbeat on connection \(id)")
+        return configuration.echoesHeartbeats
+    }
+
+    func pingReceived(on id: ConnectionID) {
+        counters.pings += 1
+        logger.debug("ping on connection \(id)")
+    }
+
+    /// Records the client's close code; 1009 drops the push the client could not take.
+    func closeReceived(code: Int, on id: ConnectionID) {
+        counters.closeCodes[String(code), default: 0] += 1
+        counters.lastCloseCode = code
+        logger.info("connection \(id) closed by the client with \(code)")
+        guard code == Int(UInt16(webSocketErrorCode: .messageTooLarge)),
+            let dropped = ledger.droppedLargestUnacknowledged(on: id)
+        else { return }
+        logger.warning(
+            "dropped push \(dropped.sequenceNumber) (\(dropped.payload.readableBytes) bytes): too large for the client")
+    }
+
+    private func acknowledgementReceived(_ text: String, on id: ConnectionID) {
+        counters.acks += 1
+        let reading = acknowledgementTemplate.read(text)
+        var carriedID: String?
+        switch reading {
+        case .withoutID:
+            break
+        case .withID(let messageID):
+            carriedID = messageID
+        case .malformed:
+            counters.ackMismatches += 1
+            logger.warning("acknowledgement on connection \(id) does not match the ack template: \(text)")
+        }
+        switch ledger.acknowledgementReceived(on: id, messageID: carriedID) {
+        case .matched(let push):
+            logger.debug("push \(push.sequenceNumber) acknowledged on connection \(id)")
+            verifyCommitted(push)
+        case .mismatched(let push, let receivedID):
+            counters.ackMismatches += 1
+            logger.warning(
+                "acknowledgement for \(receivedID) on connection \(id), but push \(push.sequenceNumber) has id \(push.messageID ?? "(none)")")
+            verifyCommitted(push)
+        case .unexpected:
+            counters.ackMismatches += 1
+            logger.warning("acknowledgement on connection \(id) with no push waiting for one")
+        }
+    }
+
+    private func verifyCommitted(_ push: QueuedPush) {
+        guard let verifier, let messageID = push.messageID, !verifier.isCommitted(messageID: messageID) else {
+            return
+        }
+        counters.acksBeforeCommit += 1
+        logger.error("push \(push.sequenceNumber) (id \(messageID)) acknowledged before its row was visible")
+    }
+}
+
+// MARK: - Queueing, control and statistics
+
+extension Hub {
+    /// Queues one push for `org` and starts delivering it; returns its sequence number.
+    func queue(payload: ByteBuffer, isBinary: Bool, org: String) -> Int {
+        let messageID = isBinary ? nil : MessageIDProbe.messageID(in: Array(payload.readableBytesView))
+        let sequenceNumber = ledger.queued(payload: payload, isBinary: isBinary, messageID: messageID, org: org)
+        logger.info(
+            "queued push \(sequenceNumber) for org \(org) (\(payload.readableBytes) bytes, id \(messageID ?? "(none)"))")
+        deliverPending(to: org)
+        return sequenceNumber
+    }
+
+    /// Queues `count` generated pushes for `org` and starts delivering them.
+    func queueBurst(count: Int, size: Int, prefix: String, org: String, allocator: ByteBufferAllocator) -> Range<Int> {
+        let first = ledger.nextSequenceNumber
+        let generator = BurstGenerator(prefix: prefix, size: size)
+        for (payload, messageID) in generator.makePayloads(firstSequenceNumber: first, count: count, allocator: allocator) {
+            _ = ledger.queued(payload: payload, isBinary: false, messageID: messageID, org: org)
+        }
+        logger.info("queued a burst of \(count) pushes for org \(org), \(first)..<\(first + count)")
+        deliverPending(to: org)
+        return first..<(first + count)
+    }
+
+    private func deliverPending(to org: String) {
+        if let target = ledger.deliveryTarget(of: org) {
+            connections[target]?.deliverPending()
+        }
+    }
+
+    /// Sends a close frame with `code` on every open connection; returns how many.
+    func closeConnections(code: WebSocketErrorCode, awaitingReply: Bool = true) -> Int {
+        let handlers = Array(connections.values)
+        logger.info("closing \(handlers.count) connections with \(UInt16(webSocketErrorCode: code))")
+        for handler in handlers {
+            handler.close(code: code, awaitingReply: awaitingReply)
+        }
+        return handlers.count
+    }
+
+    /// Closes every connection's TCP stream without a close frame; returns how many.
+    func dropConnections() -> Int {
+        let handlers = Array(connections.values)
+        logger.info("dropping \(handlers.count) connections without a close frame")
+        for handler in handlers {
+            handler.drop()
+        }
+        return handlers.count
+    }
+
+    func setSilenced(_ silenced: Bool) {
+        isSilenced = silenced
+        logger.info(silenced ? "silenced: ignoring clients" : "no longer silenced")
+        guard !silenced else { return }
+        for handler in Array(connections.values) {
+            handler.deliverPending()
+        }
+    }
+
+    func setForcedRejection(status: Int?) {
+        forcedRejectionStatus = status
+        logger.info(status.map { "rejecting every upgrade with \($0)" } ?? "accepting upgrades again")
+    }
+
+    var stats: DevServerStats {
+        var stats = counters
+        stats.connectionsOpen = connections.count
+        stats.heartbeatTimesMilliseconds = Array(heartbeatTimes)
+        stats.pushesQueued = ledger.pushesQueued
+        stats.deliveries = ledger.deliveries
+        stats.acked = ledger.acknowledged
+        stats.unacked = ledger.unacknowledgedCount
+        stats.droppedTooLarge = ledger.droppedTooLarge
+        return stats
+    }
+}

@@ -1,0 +1,64 @@
+import ArgumentParser
+import IntrapushCore
+import Logging
+import NIOPosix
+import ServiceLifecycle
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Wires the daemon's parts together: store thread, session, watchdog, signals.
+struct Daemon {
+    let loaded: LoadedConfiguration
+    let reload: @Sendable () throws(ConfigurationError) -> LoadedConfiguration
+
+    func run() async throws {
+        let configuration = loaded.configuration
+        let logLevel = LogLevelControl(configuration.logLevel.loggerLevel)
+        LoggingSystem.bootstrap { _ in JournalLogHandler(control: logLevel) }
+        let logger = Logger(label: "intrapushd")
+        for warning in loaded.warnings { logger.warning("\(warning)") }
+
+        let store: NotificationStore
+        do {
+            store = try NotificationStore(path: configuration.database)
+        } catch {
+            logger.error("cannot open the database \(configuration.database): \(error)")
+            throw ExitCode(74)
+        }
+        let notifier = SystemdNotifier()
+        let storeWorker = StoreWorker(
+            store: store,
+            initialState: LiveState(
+                pid: getpid(), state: .connecting, server: configuration.endpoint.redactedURL,
+                startedAt: WallClock.nowMilliseconds(), updatedAt: WallClock.nowMilliseconds()
+            ),
+            logger: logger
+        )
+        // One event loop thread carries the single connection; the store has its own thread.
+        let eventLoops = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        let session = SessionService(
+            configuration: configuration, group: eventLoops, storeWorker: storeWorker,
+            notifier: notifier, logger: logger, logLevel: logLevel, reloadConfiguration: reload
+        )
+        var services: [any Service] = [session]
+        if let watchdog = WatchdogService(
+            notifier: notifier, group: eventLoops, session: session, storeWorker: storeWorker, logger: logger
+        ) {
+            services.append(watchdog)
+        }
+        let group = ServiceGroup(
+            configuration: .init(
+                services: services.map { .init(service: $0) },
+                gracefulShutdownSignals: [.sigterm, .sigint],
+                logger: logger
+            )
+        )
+        logger.info("started; database \(configuration.database), server \(configuration.endpoint.redactedURL)")
+        notifier.ready(status: StatusLine.connecting(to: configuration))
+        try await group.run()
+        await storeWorker.shutdown()
+        try? await eventLoops.shutdownGracefully()
+        logger.info("stopped")
+    }
+}

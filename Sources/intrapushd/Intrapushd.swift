@@ -1,0 +1,56 @@
+import ArgumentParser
+import IntrapushCore
+import Logging
+import NIOPosix
+import ServiceLifecycle
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `intrapushd`: keeps one WebSocket to the on-premises server and stores every push.
+@main
+struct Intrapushd: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "intrapushd",
+        abstract: "Keep one WebSocket to the on-premises push server and store every notification.",
+        discussion: """
+            Configuration: /etc/intrapush/intrapush.conf (TOML), or --config / INTRAPUSH_CONFIG; \
+            every key can be overridden with INTRAPUSH_<KEY>. Exit statuses: 0 after SIGTERM/SIGINT, \
+            78 configuration error, 74 database cannot be opened.
+            """
+    )
+
+    @Option(name: .long, help: "The configuration file (default: $INTRAPUSH_CONFIG, else /etc/intrapush/intrapush.conf).")
+    var config: String?
+
+    @Flag(name: .long, help: "Validate the configuration, print the effective one (token as ***) and exit 0 or 78.")
+    var checkConfig = false
+
+    func run() async throws {
+        let environment = ProcessEnvironment.current
+        let loader = ConfigurationLoader(environment: environment)
+        let explicitPath = config
+        let loaded: LoadedConfiguration
+        do {
+            loaded = try loader.load(explicitPath: explicitPath, purpose: .daemon)
+        } catch {
+            for problem in error.problems {
+                printError(checkConfig ? "\(problem)" : "<3>\(problem)")
+            }
+            throw ExitCode(78)
+        }
+        if checkConfig {
+            for warning in loaded.warnings { printError("warning: \(warning)") }
+            print(loaded.configuration.rendered(), terminator: "")
+            return
+        }
+        try await Daemon(loaded: loaded, reload: { () throws(ConfigurationError) in
+            try ConfigurationLoader(environment: environment).load(explicitPath: explicitPath, purpose: .daemon)
+        }).run()
+    }
+}
+
+func printError(_ line: String) {
+    var bytes = Array((line + "\n").utf8)
+    _ = bytes.withUnsafeMutableBytes { write(2, $0.baseAddress, $0.count) }
+}
