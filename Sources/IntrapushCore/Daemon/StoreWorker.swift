@@ -25,18 +25,18 @@ public final class StoreWorker: PushCommitter, Sendable {
         let store = self.store
         let liveState = self.liveState
         return pool.runIfActive(eventLoop: eventLoop) {
-            try store.store(pushes) { outcomes in
-                liveState.withLockedValue { state in
-                    var duplicates: Int64 = 0
-                    for outcome in outcomes where outcome == .duplicate { duplicates += 1 }
-                    state.receivedTotal += Int64(pushes.count)
-                    state.duplicateTotal += duplicates
-                    state.storedTotal += Int64(pushes.count) - duplicates
-                    state.lastPushAt = pushes.last?.receivedAt
-                    state.updatedAt = WallClock.nowMilliseconds()
-                    return state
-                }
+            var committedState: LiveState?
+            let outcomes = try store.store(pushes) { outcomes in
+                // Written in the batch's transaction; kept in memory only once it committed.
+                var state = liveState.withLockedValue { $0 }
+                state.recordBatch(pushes, outcomes: outcomes)
+                committedState = state
+                return state
             }
+            if committedState != nil {
+                liveState.withLockedValue { $0.recordBatch(pushes, outcomes: outcomes) }
+            }
+            return outcomes
         }
     }
 
@@ -85,5 +85,17 @@ public final class StoreWorker: PushCommitter, Sendable {
 
     public func shutdown() async {
         try? await pool.shutdownGracefully()
+    }
+}
+
+extension LiveState {
+    mutating func recordBatch(_ pushes: [Push], outcomes: [StoreOutcome]) {
+        var duplicates: Int64 = 0
+        for outcome in outcomes where outcome == .duplicate { duplicates += 1 }
+        receivedTotal += Int64(pushes.count)
+        duplicateTotal += duplicates
+        storedTotal += Int64(pushes.count) - duplicates
+        lastPushAt = pushes.last?.receivedAt ?? lastPushAt
+        updatedAt = WallClock.nowMilliseconds()
     }
 }

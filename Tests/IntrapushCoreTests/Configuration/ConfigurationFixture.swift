@@ -35,14 +35,22 @@ final class ConfigurationFixture {
 
     var configurationPath: String { "\(directory)/intrapush.conf" }
 
-    /// Loads `toml` written as the configuration file (or no file at all when `nil`).
+    /// A loader whose default file and default token file live in the fixture's directory.
+    var loader: ConfigurationLoader {
+        ConfigurationLoader(
+            environment: environment,
+            defaultFile: "\(directory)/default.conf",
+            defaultTokenFile: "\(directory)/default-token")
+    }
+
+    /// Loads `toml` written as the configuration file and named like `--config` does (or no file
+    /// at all when `nil`).
     func load(
         _ toml: String?, purpose: ConfigurationLoader.Purpose = .daemon
     ) throws(ConfigurationError) -> LoadedConfiguration {
         if let toml {
             do { try write("intrapush.conf", toml) } catch { Issue.record(error) }
         }
-        let loader = ConfigurationLoader(environment: environment, defaultFile: "\(directory)/absent.conf")
         return try loader.load(explicitPath: toml == nil ? nil : configurationPath, purpose: purpose)
     }
 
