@@ -4,7 +4,7 @@
 /// The file is `--config PATH` when given, else `INTRAPUSH_CONFIG`, else
 /// `/etc/intrapush/intrapush.conf`; when no file is named and the default one does not exist, the
 /// environment alone is the configuration.
-public struct ConfigurationLoader {
+public struct ConfigurationLoader: Sendable {
     /// What the configuration is loaded for.
     public enum Purpose: Sendable {
         /// Everything is required and checked, and the token is read.

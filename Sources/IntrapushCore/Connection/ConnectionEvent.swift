@@ -23,5 +23,5 @@ public struct ConnectionEventSink: Sendable {
 
 /// Sent down the pipeline to ask an open connection to close itself with code 1000.
 struct CloseRequested: Sendable {
-    var reason: DisconnectReason?
+    var reason: DisconnectReason
 }

@@ -51,12 +51,12 @@ extension PushSessionHandler {
         context.close(promise: nil)
     }
 
-    /// Shutdown: stop reading, let pending commits finish and be acknowledged, then close 1000.
-    func closeRequested(context: ChannelHandlerContext) {
+    /// Shutdown or reload: let pending commits finish and be acknowledged, then close 1000.
+    /// Reading goes on, to see the server's answering close frame.
+    func closeRequested(_ request: CloseRequested, context: ChannelHandlerContext) {
         guard !isCloseRequested else { return }
         isCloseRequested = true
-        closeReason = closeReason ?? .reconfigured
-        setReading(false, context: context)
+        closeReason = closeReason ?? request.reason
         if commits.isIdle {
             sendClose(code: .normalClosure, context: context)
         }
@@ -73,6 +73,7 @@ extension PushSessionHandler {
         data.write(webSocketErrorCode: code)
         write(.connectionClose, data: data, context: context)
         context.flush()
+        if isReadingPaused { setReading(true, context: context) }
         if closeTimer == nil {
             closeTimer = context.eventLoop.assumeIsolated().scheduleTask(in: Self.closeHandshakeTimeout) {
                 self.context?.close(promise: nil)

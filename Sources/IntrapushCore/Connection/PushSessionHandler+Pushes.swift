@@ -37,7 +37,7 @@ extension PushSessionHandler {
             let batch = commits.committed()
             acknowledge(batch, outcomes: outcomes, context: context)
             startNextCommit(context: context)
-            if isReadingPaused, !isCloseRequested, commits.waiting.count < Self.resumeReadingBelow {
+            if isReadingPaused, commits.waiting.count < Self.resumeReadingBelow {
                 setReading(true, context: context)
             }
             if isCloseRequested, !isCloseSent, commits.isIdle {

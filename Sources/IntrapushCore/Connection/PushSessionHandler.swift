@@ -104,11 +104,11 @@ final class PushSessionHandler: ChannelInboundHandler, RemovableChannelHandler {
     }
 
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
-        guard event is CloseRequested else {
+        guard let request = event as? CloseRequested else {
             context.fireUserInboundEventTriggered(event)
             return
         }
-        closeRequested(context: context)
+        closeRequested(request, context: context)
     }
 
     func reportClosed(_ reason: DisconnectReason) {

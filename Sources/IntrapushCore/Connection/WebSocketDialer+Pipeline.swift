@@ -8,8 +8,9 @@ import NIOWebSocket
 /// How the upgrade ended.
 enum UpgradeOutcome: Sendable {
     case upgraded(any Channel)
-    /// The server answered with this HTTP status instead of 101.
-    case refused(status: Int, channel: any Channel)
+    /// The server answered with another HTTP status than 101; the future yields it once the
+    /// response head, held back until this outcome is returned, has passed on.
+    case refused(status: EventLoopFuture<Int>, channel: any Channel)
 }
 
 extension WebSocketDialer {
@@ -57,8 +58,8 @@ extension WebSocketDialer {
                 channel.eventLoop.makeCompletedFuture {
                     let recorder = RefusalStatusRecorder(promise: channel.eventLoop.makePromise())
                     try channel.pipeline.syncOperations.addHandler(recorder)
-                    return recorder.status
-                }.flatMap { $0 }.map { UpgradeOutcome.refused(status: $0, channel: channel) }
+                    return UpgradeOutcome.refused(status: recorder.status, channel: channel)
+                }
             }
         )
         return try operations.configureUpgradableHTTPClientPipeline(

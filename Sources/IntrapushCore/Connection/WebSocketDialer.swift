@@ -92,8 +92,14 @@ public struct WebSocketDialer: Sendable {
         case .upgraded(let channel):
             return channel
         case .refused(let status, let channel):
-            channel.close(promise: nil)
-            throw DialFailure(reason: .handshakeRejected(status: status))
+            defer { channel.close(promise: nil) }
+            do {
+                throw DialFailure(reason: .handshakeRejected(status: try await status.get()))
+            } catch let failure as DialFailure {
+                throw failure
+            } catch {
+                throw DialFailure(reason: cancellation.hasTimedOut ? .timedOut : Self.reason(for: error, cancelled: cancellation.isCancelled))
+            }
         }
     }
 }

@@ -10,7 +10,8 @@ extension SessionLoop {
             scheduleReconnect(after: delay, attempt: attempt, tasks: &tasks)
         case .closeConnection:
             // The handler drains pending commits, acknowledges them, then sends close 1000.
-            channel?.pipeline.fireUserInboundEventTriggered(CloseRequested())
+            let reason: DisconnectReason = machine.state == .closing(thenReconnect: true) ? .reconfigured : .shuttingDown
+            channel?.pipeline.fireUserInboundEventTriggered(CloseRequested(reason: reason))
         case .cancelConnectAttempt:
             dialCancellation?.cancel()
         case .stop:

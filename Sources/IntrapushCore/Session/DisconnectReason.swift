@@ -16,6 +16,8 @@ public enum DisconnectReason: Sendable, Equatable, CustomStringConvertible {
     case storeFailed(String)
     /// A reload changed the connection settings.
     case reconfigured
+    /// SIGTERM/SIGINT: we closed with 1000.
+    case shuttingDown
     /// Anything else the channel reported.
     case error(String)
 
@@ -38,6 +40,7 @@ public enum DisconnectReason: Sendable, Equatable, CustomStringConvertible {
         case .messageTooLarge: return "message larger than max_message_size (closed with 1009)"
         case .storeFailed(let detail): return "could not store a push: \(detail)"
         case .reconfigured: return "configuration reloaded"
+        case .shuttingDown: return "shutting down"
         case .error(let detail): return detail
         }
     }

@@ -91,7 +91,9 @@ struct APIRouter {
 
     private func statsResponse() -> APIResponse {
         do {
-            let data = try JSONEncoder().encode(hub.stats)
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = .sortedKeys
+            let data = try encoder.encode(hub.stats)
             return .json(.ok, String(decoding: data, as: UTF8.self))
         } catch {
             return .error(.internalServerError, "cannot encode the statistics: \(error)")

@@ -4,6 +4,12 @@ struct ConnectRoute: Equatable {
     var org: String
     var token: String
 
+    init(client: String, org: String, token: String) {
+        self.client = client
+        self.org = org
+        self.token = token
+    }
+
     /// Parses a request path; `nil` when it is not a well-formed connect path.
     ///
     /// Segments are split before decoding, so `%2F` stays inside its segment.

@@ -33,6 +33,10 @@ final class ConfigurationFixture {
         return path
     }
 
+    func makeDirectory(_ name: String) throws {
+        try FileManager.default.createDirectory(atPath: "\(directory)/\(name)", withIntermediateDirectories: true)
+    }
+
     var configurationPath: String { "\(directory)/intrapush.conf" }
 
     /// A loader whose default file and default token file live in the fixture's directory.
