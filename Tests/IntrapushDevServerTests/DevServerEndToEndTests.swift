@@ -133,7 +133,8 @@ struct DevServerEndToEndTests {
                 _ = try await socket.remainingFrames()
             }
             try await TestWebSocket.withConnection(to: server.localAddress, path: connectPath()) { socket in
-                #expect(try await socket.sync() == [#"{"id":"s1"}"#, #"{"id":"s2"}"#])
+                let redelivered = try await socket.sync()
+                #expect(redelivered == [#"{"id":"s1"}"#, #"{"id":"s2"}"#])
             }
             let stats = try await client.stats()
             #expect(stats.droppedTooLarge == 1)

@@ -1,0 +1,92 @@
+import Foundation
+import IntrapushCore
+import Testing
+
+extension Integration {
+    @Suite("Delivery: store, then acknowledge")
+    struct DeliveryTests {
+        /// Every push is stored once and acknowledged only after its row is visible to another connection.
+        @Test("1,000 pushes: all stored once, each acknowledged only after commit, acks in order")
+        func thousandPushes() async throws {
+            let directory = try TestDirectory()
+            let token = makeToken()
+            let database = directory.file("notifications.sqlite3")
+            let server = try await DevServerHandle(directory: directory, token: token, verifyDatabase: database)
+            let daemon = try DaemonHandle(directory: directory, serverPort: server.port, token: token)
+            try await server.waitFor("the daemon to connect") { $0.connectionsOpen == 1 }
+
+            _ = try await server.client.burst(count: 1000, size: 300, prefix: "k-")
+            let stats = try await server.waitFor("1,000 acknowledgements") { $0.acked == 1000 }
+
+            #expect(stats.acks == 1000, "exactly one acknowledgement per push")
+            #expect(stats.acksBeforeCommit == 0, "no push acknowledged before its row was visible")
+            #expect(stats.ackMismatches == 0)
+            #expect(stats.unacked == 0)
+            let reader = DatabaseReader(path: database)
+            #expect(try reader.integer("SELECT count(*) FROM notifications") == 1000)
+            #expect(try reader.integer("SELECT count(DISTINCT message_id) FROM notifications") == 1000)
+            // Stored in arrival order: local ids follow the server's sequence.
+            let ids = try reader.strings("SELECT message_id FROM notifications ORDER BY id")
+            #expect(ids.first == "k-1" && ids.last == "k-1000")
+            #expect(try reader.integer("SELECT count(*) FROM notifications WHERE title IS NULL OR body IS NULL") == 0)
+            _ = daemon
+        }
+
+        @Test("a duplicate id is acknowledged again but stored once")
+        func duplicateAckedNotStoredTwice() async throws {
+            let directory = try TestDirectory()
+            let token = makeToken()
+            let server = try await DevServerHandle(directory: directory, token: token)
+            let daemon = try DaemonHandle(directory: directory, serverPort: server.port, token: token)
+            try await server.waitFor("the daemon to connect") { $0.connectionsOpen == 1 }
+
+            for _ in 0..<2 {
+                _ = try await server.client.push(#"{"id":"dup-1","title":"Twice","body":"same id"}"#)
+            }
+            _ = try await server.client.push("no id here")
+            let stats = try await server.waitFor("three acknowledgements") { $0.acked == 3 }
+            #expect(stats.acks == 3)
+            let reader = DatabaseReader(path: daemon.databasePath)
+            #expect(try reader.integer("SELECT count(*) FROM notifications WHERE message_id = 'dup-1'") == 1)
+            #expect(try reader.integer("SELECT count(*) FROM notifications") == 2)
+            #expect(try reader.strings("SELECT payload FROM notifications WHERE message_id IS NULL") == ["no id here"])
+            try await eventually("the live state to count the duplicate") {
+                try reader.liveState()?.duplicateTotal == 1
+            }
+        }
+
+        @Test("binary frames are stored: valid UTF-8 as text, other bytes as a BLOB")
+        func binaryFrames() async throws {
+            let directory = try TestDirectory()
+            let token = makeToken()
+            let server = try await DevServerHandle(directory: directory, token: token)
+            let daemon = try DaemonHandle(directory: directory, serverPort: server.port, token: token)
+            try await server.waitFor("the daemon to connect") { $0.connectionsOpen == 1 }
+            _ = try await server.client.pushBinary(Array(#"{"id":"bin-1","title":"Binary"}"#.utf8))
+            _ = try await server.client.pushBinary([0xFF, 0xFE, 0x00, 0x01])
+            try await server.waitFor("two acknowledgements") { $0.acked == 2 }
+            let reader = DatabaseReader(path: daemon.databasePath)
+            #expect(try reader.strings("SELECT title FROM notifications WHERE message_id = 'bin-1'") == ["Binary"])
+            #expect(try reader.strings("SELECT typeof(payload) FROM notifications ORDER BY id") == ["text", "blob"])
+            #expect(try reader.integer("SELECT length(payload) FROM notifications WHERE typeof(payload) = 'blob'") == 4)
+        }
+
+        @Test("heartbeats and pings go out at the configured interval")
+        func heartbeatsAtInterval() async throws {
+            let directory = try TestDirectory()
+            let token = makeToken()
+            let server = try await DevServerHandle(directory: directory, token: token)
+            let daemon = try DaemonHandle(directory: directory, serverPort: server.port, token: token, extra: ["heartbeat_interval": "\"250ms\""])
+            let stats = try await server.waitFor("six heartbeats") { $0.heartbeats >= 6 }
+            #expect(stats.pings >= 5, "a WebSocket ping goes with each heartbeat")
+            let times = stats.heartbeatTimesMilliseconds
+            let gaps = zip(times.dropFirst(), times).map { $0 - $1 }
+            // The cadence is the interval, not faster and not drifting: loose bounds for a busy machine.
+            #expect(gaps.allSatisfy { $0 >= 200 && $0 <= 450 }, "gaps between heartbeats: \(gaps)")
+            let average = Double(gaps.reduce(0, +)) / Double(gaps.count)
+            #expect(abs(average - 250) < 40, "average gap \(average) ms")
+            // Heartbeats are never stored.
+            #expect(try DatabaseReader(path: daemon.databasePath).integer("SELECT count(*) FROM notifications") == 0)
+        }
+    }
+}

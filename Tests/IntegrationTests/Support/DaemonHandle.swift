@@ -1,0 +1,48 @@
+import Foundation
+
+/// A running `intrapushd` with its own config file and database in the test directory.
+final class DaemonHandle: @unchecked Sendable {
+    let process: ManagedProcess
+    let configPath: String
+    let databasePath: String
+
+    /// Short intervals so tests run fast; `extra` adds or overrides TOML lines.
+    static func config(serverPort: Int, token: String, database: String, extra: [String: String] = [:]) -> String {
+        var keys: [String: String] = [
+            "host": "\"127.0.0.1:\(serverPort)\"",
+            "org": "\"acme\"",
+            "token": "\"\(token)\"",
+            "heartbeat_interval": "\"200ms\"",
+            "reconnect_min": "\"100ms\"",
+            "reconnect_max": "\"1s\"",
+            "connect_timeout": "\"2s\"",
+            "database": "\"\(database)\"",
+            "log_level": "\"debug\"",
+        ]
+        keys.merge(extra) { $1 }
+        return keys.sorted { $0.key < $1.key }.map { "\($0.key) = \($0.value)" }.joined(separator: "\n") + "\n"
+    }
+
+    init(directory: TestDirectory, serverPort: Int, token: String, extra: [String: String] = [:], environment: [String: String] = [:], name: String = "intrapushd") throws {
+        databasePath = directory.file("notifications.sqlite3")
+        configPath = try directory.write(
+            "\(name).conf", Self.config(serverPort: serverPort, token: token, database: databasePath, extra: extra)
+        )
+        process = try ManagedProcess(
+            Binaries.path("intrapushd"), ["--config", configPath],
+            environment: environment, directory: directory, name: name
+        )
+    }
+
+    /// Restarts on the same config and database (after a kill).
+    init(restarting previous: DaemonHandle, directory: TestDirectory, environment: [String: String] = [:], name: String) throws {
+        databasePath = previous.databasePath
+        configPath = previous.configPath
+        process = try ManagedProcess(
+            Binaries.path("intrapushd"), ["--config", configPath],
+            environment: environment, directory: directory, name: name
+        )
+    }
+
+    var log: String { process.stderr }
+}

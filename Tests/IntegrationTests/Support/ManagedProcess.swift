@@ -1,0 +1,47 @@
+import Foundation
+
+/// A child process with its stdout and stderr captured in files; killed if still running when
+/// the test lets go of it.
+final class ManagedProcess: @unchecked Sendable {
+    let process = Process()
+    let stdoutPath: String
+    let stderrPath: String
+
+    init(_ executable: String, _ arguments: [String], environment: [String: String] = [:], directory: TestDirectory, name: String) throws {
+        stdoutPath = directory.file("\(name).stdout")
+        stderrPath = directory.file("\(name).stderr")
+        FileManager.default.createFile(atPath: stdoutPath, contents: nil)
+        FileManager.default.createFile(atPath: stderrPath, contents: nil)
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        // A clean environment: nothing of the test runner's INTRAPUSH_* or NOTIFY_SOCKET leaks in.
+        var base = ["PATH": "/usr/bin:/bin", "HOME": directory.path]
+        base.merge(environment) { $1 }
+        process.environment = base
+        process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: stdoutPath))
+        process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: stderrPath))
+        try process.run()
+    }
+
+    var pid: Int32 { process.processIdentifier }
+    var isRunning: Bool { process.isRunning }
+    var stdout: String { (try? String(contentsOfFile: stdoutPath, encoding: .utf8)) ?? "" }
+    var stderr: String { (try? String(contentsOfFile: stderrPath, encoding: .utf8)) ?? "" }
+
+    func signal(_ signal: Int32) {
+        if process.isRunning { kill(process.processIdentifier, signal) }
+    }
+
+    /// Waits for the exit and returns its status (the signal number + 128 when killed).
+    func waitForExit(timeout: Duration = .seconds(15)) async throws -> Int32 {
+        try await eventually(timeout: timeout, interval: .milliseconds(5), "process \(pid) to exit") { !process.isRunning }
+        return process.terminationReason == .uncaughtSignal ? 128 + process.terminationStatus : process.terminationStatus
+    }
+
+    deinit {
+        if process.isRunning {
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+        }
+    }
+}
