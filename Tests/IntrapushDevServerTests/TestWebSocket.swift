@@ -67,8 +67,11 @@ struct TestWebSocket {
                             return channel.eventLoop.makeSucceededFuture(.notUpgraded)
                         }
                     )
+                    var pipeline = NIOUpgradableHTTPClientPipelineConfiguration(upgradeConfiguration: configuration)
+                    // The server may send frames right behind its 101; the default drops those bytes.
+                    pipeline.leftOverBytesStrategy = .forwardBytes
                     return try channel.pipeline.syncOperations.configureUpgradableHTTPClientPipeline(
-                        configuration: .init(upgradeConfiguration: configuration))
+                        configuration: pipeline)
                 }
             }
         return try await result.get()
