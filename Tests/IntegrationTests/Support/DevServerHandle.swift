@@ -32,10 +32,10 @@ final class DevServerHandle: @unchecked Sendable {
 
     /// Waits until the server's statistics satisfy `condition`, and returns them.
     @discardableResult
-    func waitFor(_ what: String, timeout: Duration = .seconds(20), _ condition: @escaping (DevServerStats) -> Bool) async throws -> DevServerStats {
+    func waitFor(_ what: String, timeout: Duration = .seconds(20), interval: Duration = .milliseconds(20), _ condition: @escaping (DevServerStats) -> Bool) async throws -> DevServerStats {
         var last: DevServerStats?
         do {
-            try await eventually(timeout: timeout, what) {
+            try await eventually(timeout: timeout, interval: interval, what) {
                 last = try await client.stats()
                 return condition(last!)
             }
