@@ -97,8 +97,9 @@ public final class DevServer: Service, Sendable {
             },
             upgradePipelineHandler: { channel, head in
                 channel.eventLoop.makeCompletedFuture {
-                    guard let route = ConnectRoute(path: RequestTarget(uri: head.uri).path) else {
-                        throw DevServerError.notBound
+                    let path = RequestTarget(uri: head.uri).path
+                    guard let route = ConnectRoute(path: path) else {
+                        throw DevServerError.notAConnectPath(path)
                     }
                     try channel.pipeline.syncOperations.addHandlers(
                         NIOWebSocketFrameAggregator(
