@@ -67,6 +67,7 @@ await() {
 
 is_connected() { (($(stat connections_open "$(stats)") >= 1)); }
 all_acknowledged() { (($(stat acked "$(stats)") >= 3)); }
+heartbeat_seen() { (($(stat heartbeats "$(stats)") >= 1)); }
 
 step "building intrapushd and intrapush-devserver (swift build)"
 "$swift" build --product intrapush-devserver
@@ -136,7 +137,7 @@ if command -v sqlite3 >/dev/null; then
         'SELECT id, message_id, title, body FROM notifications ORDER BY id;'
     echo
     sqlite3 -header -column "$workdir/notifications.sqlite3" \
-        'SELECT state, server, received_total, acked_total FROM daemon_state;'
+        'SELECT state, server, received_total, stored_total FROM daemon_state;'
 else
     echo "(install sqlite3 to see the rows: apt-get install sqlite3)"
 fi
@@ -145,6 +146,7 @@ echo "The companion CLI will show the same with 'intrapush list' and 'intrapush 
 echo "it is not written yet."
 
 step "what the server saw (GET /stats)"
+await "$connect_bound" "a heartbeat" heartbeat_seen
 report=$(stats)
 echo "$report"
 echo "connections: $(stat connections_total "$report"), heartbeats: $(stat heartbeats "$report"),"\

@@ -88,5 +88,30 @@ extension Integration {
             // Heartbeats are never stored.
             #expect(try DatabaseReader(path: daemon.databasePath).integer("SELECT count(*) FROM notifications") == 0)
         }
+
+        @Test("a push that cannot be stored is not acknowledged; the connection drops and it comes again")
+        func unstorablePushNotAcknowledged() async throws {
+            let directory = try TestDirectory()
+            let token = makeToken()
+            let server = try await DevServerHandle(directory: directory, token: token)
+            let daemon = try DaemonHandle(directory: directory, serverPort: server.port, token: token)
+            try await server.waitFor("the daemon to connect") { $0.connectionsOpen == 1 }
+            // A real database failure for one message, made through a second connection.
+            let writer = try SQLiteConnection(path: daemon.databasePath, mode: .readWriteCreate)
+            try writer.execute("""
+                CREATE TRIGGER refuse_poison BEFORE INSERT ON notifications
+                WHEN NEW.message_id = 'poison' BEGIN SELECT RAISE(ABORT, 'refused by test'); END
+                """)
+            _ = try await server.client.push(#"{"id":"poison","title":"cannot be stored"}"#)
+            let failing = try await server.waitFor("two failed deliveries") { $0.deliveries >= 2 && $0.connectionsTotal >= 2 }
+            #expect(failing.acks == 0, "nothing acknowledged while the store fails")
+            #expect(daemon.log.contains("could not store a push"))
+            #expect(daemon.process.isRunning)
+
+            try writer.execute("DROP TRIGGER refuse_poison")
+            try await server.waitFor("the push to be acknowledged once it can be stored") { $0.acked == 1 }
+            let reader = DatabaseReader(path: daemon.databasePath)
+            #expect(try reader.integer("SELECT count(*) FROM notifications WHERE message_id = 'poison'") == 1)
+        }
     }
 }

@@ -62,9 +62,11 @@ extension WebSocketDialer {
                 }
             }
         )
-        return try operations.configureUpgradableHTTPClientPipeline(
-            configuration: .init(upgradeConfiguration: configuration)
-        )
+        var pipelineConfiguration = NIOUpgradableHTTPClientPipelineConfiguration(upgradeConfiguration: configuration)
+        // A server may send its first frames in the same segment as the 101 (redelivery does):
+        // the default would drop those bytes, and with them the first pushes.
+        pipelineConfiguration.leftOverBytesStrategy = .forwardBytes
+        return try operations.configureUpgradableHTTPClientPipeline(configuration: pipelineConfiguration)
     }
 
     static func reason(for error: any Error, cancelled: Bool) -> DisconnectReason {

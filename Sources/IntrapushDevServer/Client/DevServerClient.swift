@@ -13,7 +13,9 @@ import NIOPosix
 public struct DevServerClient: Sendable {
     /// An HTTP answer as received.
     public struct Response: Sendable {
+        /// The HTTP status code.
         public var status: Int
+        /// The body, decoded as UTF-8 (JSON for every endpoint of the API).
         public var body: String
     }
 

@@ -55,6 +55,7 @@ public final class DevServer: Service, Sendable {
         return server
     }
 
+    /// Serves until graceful shutdown or cancellation, then closes every connection and returns.
     public func run() async throws {
         try await withTaskCancellationOrGracefulShutdownHandler {
             try await serverChannel.closeFuture.get()
@@ -63,7 +64,7 @@ public final class DevServer: Service, Sendable {
         }
     }
 
-    /// Runs until SIGTERM or SIGINT, then closes every connection and returns.
+    /// Runs until SIGTERM or SIGINT, then closes every connection with 1001 and returns.
     public func runUntilTerminated() async throws {
         let group = ServiceGroup(
             services: [self], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
@@ -97,9 +98,8 @@ public final class DevServer: Service, Sendable {
             },
             upgradePipelineHandler: { channel, head in
                 channel.eventLoop.makeCompletedFuture {
-                    let path = RequestTarget(uri: head.uri).path
-                    guard let route = ConnectRoute(path: path) else {
-                        throw DevServerError.notAConnectPath(path)
+                    guard let route = ConnectRoute(path: RequestTarget(uri: head.uri).path) else {
+                        throw DevServerError.notAConnectPath
                     }
                     try channel.pipeline.syncOperations.addHandlers(
                         NIOWebSocketFrameAggregator(

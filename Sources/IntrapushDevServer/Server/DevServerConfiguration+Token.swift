@@ -11,7 +11,15 @@ extension DevServerConfiguration {
         do {
             contents = try Data(contentsOf: URL(filePath: path))
         } catch {
-            throw DevServerError.unreadableTokenFile(path: path, reason: "\(error)")
+            let reason =
+                if !FileManager.default.fileExists(atPath: path) {
+                    "the file does not exist"
+                } else if !FileManager.default.isReadableFile(atPath: path) {
+                    "permission denied"
+                } else {
+                    "\(error)"
+                }
+            throw DevServerError.unreadableTokenFile(path: path, reason: reason)
         }
         let firstLine = String(decoding: contents, as: UTF8.self)
             .split(separator: "\n", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""

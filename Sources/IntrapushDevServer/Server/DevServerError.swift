@@ -3,7 +3,7 @@ public struct DevServerError: Error, CustomStringConvertible {
     private enum Reason {
         case cannotListen(ServerAddress, any Error)
         case notBound
-        case notAConnectPath(String)
+        case notAConnectPath
         case requestFailed(path: String, status: Int, body: String)
         case connectionClosed(path: String)
         case unreadableTokenFile(path: String, reason: String)
@@ -21,9 +21,8 @@ public struct DevServerError: Error, CustomStringConvertible {
 
     static let notBound = DevServerError(.notBound)
 
-    static func notAConnectPath(_ path: Substring) -> DevServerError {
-        DevServerError(.notAConnectPath(String(path)))
-    }
+    /// Names no path: a connect path carries the token.
+    static let notAConnectPath = DevServerError(.notAConnectPath)
 
     static func requestFailed(path: String, status: Int, body: String) -> DevServerError {
         DevServerError(.requestFailed(path: path, status: status, body: body))
@@ -43,8 +42,8 @@ public struct DevServerError: Error, CustomStringConvertible {
             "cannot listen on \(address): \(error); choose another --listen address or free the port"
         case .notBound:
             "the server socket has no local address"
-        case .notAConnectPath(let path):
-            "\(path) is not /connect/{client}/{org}/{token}"
+        case .notAConnectPath:
+            "the upgraded request is not for /connect/{client}/{org}/{token}"
         case .requestFailed(let path, let status, let body):
             "the dev server answered \(path) with HTTP \(status): \(body)"
         case .connectionClosed(let path):
