@@ -47,13 +47,15 @@ struct Daemon {
         ) {
             services.append(watchdog)
         }
-        let group = ServiceGroup(
-            configuration: .init(
-                services: services.map { .init(service: $0) },
-                gracefulShutdownSignals: [.sigterm, .sigint],
-                logger: logger
-            )
+        var groupConfiguration = ServiceGroupConfiguration(
+            services: services.map { .init(service: $0) },
+            gracefulShutdownSignals: [.sigterm, .sigint],
+            logger: logger
         )
+        // The close handshake is bounded at 2 s; past 5 s something is stuck: cancel. The unit's
+        // TimeoutStopSec stays above this.
+        groupConfiguration.maximumGracefulShutdownDuration = .seconds(5)
+        let group = ServiceGroup(configuration: groupConfiguration)
         logger.info("started; database \(configuration.database), server \(configuration.endpoint.redactedURL)")
         notifier.ready(status: StatusLine.connecting(to: configuration))
         try await group.run()

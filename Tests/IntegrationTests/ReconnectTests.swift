@@ -106,5 +106,60 @@ extension Integration {
             #expect(try reader.strings("SELECT message_id FROM notifications") == ["small"])
             #expect(daemon.process.isRunning)
         }
+
+        @Test("a server that accepts TCP but never answers the upgrade times out after connect_timeout")
+        func upgradeTimesOut() async throws {
+            let directory = try TestDirectory()
+            let listener = try SilentListener()
+            let daemon = try DaemonHandle(
+                directory: directory, serverPort: listener.port, token: makeToken(),
+                extra: ["connect_timeout": "\"300ms\""]
+            )
+            let reader = DatabaseReader(path: daemon.databasePath)
+            // The database appears once the daemon has started: until then, no attempt to count.
+            try await eventually("two timed-out attempts") { ((try? reader.liveState())??.reconnectAttempt ?? 0) >= 2 }
+            #expect(try reader.liveState()?.lastError == "connection timed out")
+            #expect(daemon.process.isRunning)
+        }
+
+        @Test("the server's heartbeat echo proves it alive and is neither stored nor acknowledged")
+        func heartbeatEcho() async throws {
+            let directory = try TestDirectory()
+            let token = makeToken()
+            let server = try await DevServerHandle(directory: directory, token: token, extraArguments: ["--echo-heartbeats"])
+            let daemon = try DaemonHandle(directory: directory, serverPort: server.port, token: token)
+            let stats = try await server.waitFor("five heartbeats") { $0.heartbeats >= 5 }
+            #expect(stats.acks == 0 && stats.ackMismatches == 0, "an echo is not a push: no acknowledgement")
+            #expect(try DatabaseReader(path: daemon.databasePath).integer("SELECT count(*) FROM notifications") == 0)
+        }
     }
+}
+
+/// A TCP listener that never accepts: the kernel completes the handshake, nobody answers.
+final class SilentListener: @unchecked Sendable {
+    let descriptor: Int32
+    let port: Int
+
+    init() throws {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = 0
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { pointer -> Int32 in
+                guard bind(fd, pointer, length) == 0, listen(fd, 16) == 0 else { return -1 }
+                return getsockname(fd, pointer, &length)
+            }
+        }
+        guard bound == 0 else {
+            close(fd)
+            throw POSIXError(.EADDRNOTAVAIL)
+        }
+        descriptor = fd
+        port = Int(UInt16(bigEndian: address.sin_port))
+    }
+
+    deinit { close(descriptor) }
 }
