@@ -105,6 +105,7 @@ extension Integration {
             let reader = DatabaseReader(path: daemon.databasePath)
             #expect(try reader.strings("SELECT message_id FROM notifications") == ["small"])
             #expect(daemon.process.isRunning)
+            #expect(daemon.log.contains("message larger than max_message_size (closed with 1009)"))
         }
 
         @Test("a server that accepts TCP but never answers the upgrade times out after connect_timeout")

@@ -89,18 +89,20 @@ final class PushSessionHandler: ChannelInboundHandler, RemovableChannelHandler {
     }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        logger.debug("connection error: \(error)")
         switch error {
-        case NIOWebSocketError.invalidFrameLength:
-            // WebSocketProtocolErrorHandler already sent 1009 and is closing.
-            closeReason = closeReason ?? .messageTooLarge
+        case let error as NIOWebSocketError:
+            // Protocol errors are answered here rather than by WebSocketProtocolErrorHandler, which
+            // closes the channel before the error reaches us and would hide the reason.
+            closeReason = closeReason ?? (error == .invalidFrameLength ? .messageTooLarge : .error("protocol error: \(error)"))
+            sendClose(code: error == .invalidFrameLength ? .messageTooLarge : .protocolError, context: context)
         case NIOWebSocketFrameAggregator.Error.accumulatedFrameSizeIsTooLarge:
             closeReason = closeReason ?? .messageTooLarge
             sendClose(code: .messageTooLarge, context: context)
-            context.close(promise: nil)
         default:
             closeReason = closeReason ?? .error(String(describing: error))
-            context.close(promise: nil)
         }
+        context.close(promise: nil)
     }
 
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {

@@ -29,7 +29,7 @@ extension WebSocketDialer {
         let factory = makeSession()
         let upgrader = NIOTypedWebSocketClientUpgrader<UpgradeOutcome>(
             maxFrameSize: factory.settings.maxMessageSize,
-            enableAutomaticErrorHandling: true,
+            enableAutomaticErrorHandling: false,  // PushSessionHandler answers protocol errors
             upgradePipelineHandler: { channel, _ in
                 channel.eventLoop.makeCompletedFuture {
                     // Fragmented messages are joined, bounded by the same limit as a single frame.
