@@ -4,5 +4,6 @@ import Glibc
 
 // The companion CLI (list, show, follow, status, …) is not written yet; say so plainly rather
 // than pretend. Until then the database can be read with sqlite3 (see README).
-fputs("intrapush: the command-line tool is not available yet; read the database with sqlite3 (see README)\n", stderr)
+let message = "intrapush: the command-line tool is not available yet; read the database with sqlite3 (see README)\n"
+_ = message.withCString { write(2, $0, strlen($0)) }
 exit(69)  // EX_UNAVAILABLE
