@@ -70,7 +70,7 @@ extension WebSocketDialer {
     }
 
     static func reason(for error: any Error, cancelled: Bool) -> DisconnectReason {
-        if cancelled { return .reconfigured }
+        if cancelled { return .error("connection attempt abandoned") }
         if let error = error as? NIOConnectionError {
             if let first = error.connectionErrors.first {
                 return .unreachable(describe(first.error))

@@ -73,10 +73,6 @@ public final class StoreWorker: PushCommitter, Sendable {
         liveState.withLockedValue { change(&$0) }
     }
 
-    public var currentLiveState: LiveState {
-        liveState.withLockedValue { $0 }
-    }
-
     /// Proves the store thread and the database answer (for the watchdog).
     public func checkHealth() async throws {
         let store = self.store
