@@ -35,12 +35,12 @@ struct Intrapushd: AsyncParsableCommand {
             loaded = try loader.load(explicitPath: explicitPath, purpose: .daemon)
         } catch {
             for problem in error.problems {
-                printError(checkConfig ? "\(problem)" : "<3>\(problem)")
+                StandardError.writeLine(checkConfig ? "\(problem)" : "<3>\(problem)")
             }
             throw ExitCode(78)
         }
         if checkConfig {
-            for warning in loaded.warnings { printError("warning: \(warning)") }
+            for warning in loaded.warnings { StandardError.writeLine("warning: \(warning)") }
             print(loaded.configuration.rendered(), terminator: "")
             return
         }
@@ -50,7 +50,3 @@ struct Intrapushd: AsyncParsableCommand {
     }
 }
 
-func printError(_ line: String) {
-    var bytes = Array((line + "\n").utf8)
-    _ = bytes.withUnsafeMutableBytes { write(2, $0.baseAddress, $0.count) }
-}

@@ -8,12 +8,8 @@ extension Integration {
         /// Every push is stored once and acknowledged only after its row is visible to another connection.
         @Test("1,000 pushes: all stored once, each acknowledged only after commit, acks in order")
         func thousandPushes() async throws {
-            let directory = try TestDirectory()
-            let token = makeToken()
-            let database = directory.file("notifications.sqlite3")
-            let server = try await DevServerHandle(directory: directory, token: token, verifyDatabase: database)
-            let daemon = try DaemonHandle(directory: directory, serverPort: server.port, token: token)
-            try await server.waitFor("the daemon to connect") { $0.connectionsOpen == 1 }
+            let (_, _, server, daemon) = try await startConnected(verifyingDatabase: true)
+            let database = daemon.databasePath
 
             _ = try await server.client.burst(count: 1000, size: 300, prefix: "k-")
             let stats = try await server.waitFor("1,000 acknowledgements") { $0.acked == 1000 }
@@ -34,11 +30,7 @@ extension Integration {
 
         @Test("a duplicate id is acknowledged again but stored once")
         func duplicateAckedNotStoredTwice() async throws {
-            let directory = try TestDirectory()
-            let token = makeToken()
-            let server = try await DevServerHandle(directory: directory, token: token)
-            let daemon = try DaemonHandle(directory: directory, serverPort: server.port, token: token)
-            try await server.waitFor("the daemon to connect") { $0.connectionsOpen == 1 }
+            let (_, _, server, daemon) = try await startConnected()
 
             for _ in 0..<2 {
                 _ = try await server.client.push(#"{"id":"dup-1","title":"Twice","body":"same id"}"#)
@@ -57,11 +49,7 @@ extension Integration {
 
         @Test("binary frames are stored: valid UTF-8 as text, other bytes as a BLOB")
         func binaryFrames() async throws {
-            let directory = try TestDirectory()
-            let token = makeToken()
-            let server = try await DevServerHandle(directory: directory, token: token)
-            let daemon = try DaemonHandle(directory: directory, serverPort: server.port, token: token)
-            try await server.waitFor("the daemon to connect") { $0.connectionsOpen == 1 }
+            let (_, _, server, daemon) = try await startConnected()
             _ = try await server.client.pushBinary(Array(#"{"id":"bin-1","title":"Binary"}"#.utf8))
             _ = try await server.client.pushBinary([0xFF, 0xFE, 0x00, 0x01])
             try await server.waitFor("two acknowledgements") { $0.acked == 2 }
@@ -91,11 +79,7 @@ extension Integration {
 
         @Test("a push that cannot be stored is not acknowledged; the connection drops and it comes again")
         func unstorablePushNotAcknowledged() async throws {
-            let directory = try TestDirectory()
-            let token = makeToken()
-            let server = try await DevServerHandle(directory: directory, token: token)
-            let daemon = try DaemonHandle(directory: directory, serverPort: server.port, token: token)
-            try await server.waitFor("the daemon to connect") { $0.connectionsOpen == 1 }
+            let (_, _, server, daemon) = try await startConnected()
             // A real database failure for one message, made through a second connection.
             let writer = try SQLiteConnection(path: daemon.databasePath, mode: .readWriteCreate)
             try writer.execute("""

@@ -24,11 +24,7 @@ extension Integration {
 
         @Test("SIGINT is a graceful stop too")
         func sigintStops() async throws {
-            let directory = try TestDirectory()
-            let token = makeToken()
-            let server = try await DevServerHandle(directory: directory, token: token)
-            let daemon = try DaemonHandle(directory: directory, serverPort: server.port, token: token)
-            try await server.waitFor("the daemon to connect") { $0.connectionsOpen == 1 }
+            let (_, _, server, daemon) = try await startConnected()
             daemon.process.signal(SIGINT)
             #expect(try await daemon.process.waitForExit(timeout: .seconds(5)) == 0)
             try await server.waitFor("close 1000") { $0.closeCodes["1000"] == 1 }
@@ -107,11 +103,7 @@ extension Integration {
 
         @Test("a reload with a broken configuration keeps the daemon running on the old one")
         func reloadWithBrokenConfiguration() async throws {
-            let directory = try TestDirectory()
-            let token = makeToken()
-            let server = try await DevServerHandle(directory: directory, token: token)
-            let daemon = try DaemonHandle(directory: directory, serverPort: server.port, token: token)
-            try await server.waitFor("the daemon to connect") { $0.connectionsOpen == 1 }
+            let (_, _, server, daemon) = try await startConnected()
             try "heartbeat_interval = \"soon\"\n".write(toFile: daemon.configPath, atomically: true, encoding: .utf8)
             daemon.process.signal(SIGHUP)
             try await eventually("the reload failure to be logged") { daemon.log.contains("reload failed") }
@@ -122,12 +114,8 @@ extension Integration {
 
         @Test("SIGKILL during a burst loses nothing: after a restart every push is stored exactly once")
         func killDuringBurst() async throws {
-            let directory = try TestDirectory()
-            let token = makeToken()
-            let database = directory.file("notifications.sqlite3")
-            let server = try await DevServerHandle(directory: directory, token: token, verifyDatabase: database)
-            let daemon = try DaemonHandle(directory: directory, serverPort: server.port, token: token)
-            try await server.waitFor("the daemon to connect") { $0.connectionsOpen == 1 }
+            let (directory, _, server, daemon) = try await startConnected(verifyingDatabase: true)
+            let database = daemon.databasePath
             _ = try await server.client.burst(count: 20_000, size: 300, prefix: "kill-")
             let before = try await server.waitFor("some pushes acknowledged", interval: .milliseconds(2)) { $0.acked >= 200 }
             daemon.process.signal(SIGKILL)

@@ -7,11 +7,7 @@ extension Integration {
     struct ReconnectTests {
         @Test("the server closing the connection is followed by a reconnect and redelivery")
         func serverCloses() async throws {
-            let directory = try TestDirectory()
-            let token = makeToken()
-            let server = try await DevServerHandle(directory: directory, token: token)
-            let daemon = try DaemonHandle(directory: directory, serverPort: server.port, token: token)
-            try await server.waitFor("the daemon to connect") { $0.connectionsOpen == 1 }
+            let (_, _, server, daemon) = try await startConnected()
             _ = try await server.client.control("/control/close?code=1001")
             try await server.waitFor("a second connection") { $0.connectionsTotal == 2 && $0.connectionsOpen == 1 }
             _ = try await server.client.push(#"{"id":"after-close"}"#)
@@ -92,11 +88,7 @@ extension Integration {
 
         @Test("a frame over max_message_size closes with 1009; the daemon reconnects and goes on")
         func oversizedFrame() async throws {
-            let directory = try TestDirectory()
-            let token = makeToken()
-            let server = try await DevServerHandle(directory: directory, token: token)
-            let daemon = try DaemonHandle(directory: directory, serverPort: server.port, token: token, extra: ["max_message_size": "2048"])
-            try await server.waitFor("the daemon to connect") { $0.connectionsOpen == 1 }
+            let (_, _, server, daemon) = try await startConnected(extra: ["max_message_size": "2048"])
             _ = try await server.client.push(#"{"id":"huge","body":"\#(String(repeating: "x", count: 5000))"}"#)
             try await server.waitFor("a 1009 close") { $0.closeCodes["1009"] == 1 }
             try await server.waitFor("the daemon to reconnect") { $0.connectionsTotal >= 2 && $0.connectionsOpen == 1 }
@@ -129,6 +121,7 @@ extension Integration {
             let token = makeToken()
             let server = try await DevServerHandle(directory: directory, token: token, extraArguments: ["--echo-heartbeats"])
             let daemon = try DaemonHandle(directory: directory, serverPort: server.port, token: token)
+            // That --echo-heartbeats really echoes is proved by DevServerEndToEndTests.
             let stats = try await server.waitFor("five heartbeats") { $0.heartbeats >= 5 }
             #expect(stats.acks == 0 && stats.ackMismatches == 0, "an echo is not a push: no acknowledgement")
             #expect(try DatabaseReader(path: daemon.databasePath).integer("SELECT count(*) FROM notifications") == 0)

@@ -34,8 +34,8 @@ extension PushSessionHandler {
         }
         switch result {
         case .success(let outcomes):
-            let batch = commits.committed()
-            acknowledge(batch, outcomes: outcomes, context: context)
+            _ = outcomes  // duplicates are acknowledged like new rows; the store worker counts them
+            acknowledge(commits.committed(), context: context)
             startNextCommit(context: context)
             if isReadingPaused, commits.waiting.count < Self.resumeReadingBelow {
                 setReading(true, context: context)
@@ -54,20 +54,17 @@ extension PushSessionHandler {
     }
 
     /// One acknowledgement per push, in arrival order, all in one flush.
-    private func acknowledge(_ batch: [Push], outcomes: [StoreOutcome], context: ChannelHandlerContext) {
+    private func acknowledge(_ batch: [Push], context: ChannelHandlerContext) {
         guard context.channel.isActive, !isCloseSent else { return }
         for push in batch {
-            var buffer = context.channel.allocator.buffer(capacity: settings.ackText.utf8.count + 16)
-            buffer.writeString(settings.acknowledgement(for: push.messageID))
-            write(.text, data: buffer, context: context)
+            if let fixedAcknowledgement {
+                write(.text, data: fixedAcknowledgement, context: context)
+            } else {
+                write(.text, data: ByteBuffer(string: settings.acknowledgement(for: push.messageID)), context: context)
+            }
         }
         context.flush()
-        var duplicates = 0
-        for outcome in outcomes where outcome == .duplicate { duplicates += 1 }
-        events.send(.batchAcknowledged(
-            stored: outcomes.count - duplicates, duplicates: duplicates,
-            atMilliseconds: batch.last?.receivedAt ?? WallClock.nowMilliseconds()
-        ))
+        events.send(.batchAcknowledged(count: batch.count))
     }
 
     func setReading(_ isEnabled: Bool, context: ChannelHandlerContext) {

@@ -23,6 +23,8 @@ final class PushSessionHandler: ChannelInboundHandler, RemovableChannelHandler {
     let events: ConnectionEventSink
     let logger: Logger
     private let heartbeatBytes: [UInt8]
+    /// Built once when every acknowledgement is the same text: no per-push formatting.
+    let fixedAcknowledgement: ByteBuffer?
 
     var context: ChannelHandlerContext?
     var liveness: ConnectionLiveness?
@@ -44,6 +46,7 @@ final class PushSessionHandler: ChannelInboundHandler, RemovableChannelHandler {
         self.events = events
         self.logger = logger
         self.heartbeatBytes = Array(settings.heartbeatText.utf8)
+        self.fixedAcknowledgement = settings.isAcknowledgementFixed ? ByteBuffer(string: settings.ackText) : nil
     }
 
     func handlerAdded(context: ChannelHandlerContext) {

@@ -1,7 +1,11 @@
 /// What one open connection needs to know, taken from the configuration when it is dialled.
 public struct SessionSettings: Sendable, Equatable {
     public var heartbeatText: String
-    public var ackText: String
+    public var ackText: String {
+        didSet { isAcknowledgementFixed = !ackText.contains("{id}") }
+    }
+    /// `ack_text` has no `{id}`: every acknowledgement is the same text (the default).
+    public private(set) var isAcknowledgementFixed: Bool
     public var heartbeatInterval: Duration
     public var deadPeerTimeout: Duration
     public var maxMessageSize: Int
@@ -13,6 +17,7 @@ public struct SessionSettings: Sendable, Equatable {
     ) {
         self.heartbeatText = heartbeatText
         self.ackText = ackText
+        self.isAcknowledgementFixed = !ackText.contains("{id}")
         self.heartbeatInterval = heartbeatInterval
         self.deadPeerTimeout = deadPeerTimeout
         self.maxMessageSize = maxMessageSize
@@ -21,7 +26,7 @@ public struct SessionSettings: Sendable, Equatable {
 
     /// The acknowledgement for a push: `ack_text` with `{id}` replaced by its id (empty without one).
     public func acknowledgement(for messageID: String?) -> String {
-        guard ackText.contains("{id}") else { return ackText }
+        guard !isAcknowledgementFixed else { return ackText }
         return ackText.replacing("{id}", with: messageID ?? "")
     }
 }

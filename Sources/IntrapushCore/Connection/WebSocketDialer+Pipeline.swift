@@ -18,7 +18,7 @@ extension WebSocketDialer {
         channel: any Channel,
         target: DialTarget,
         sslContext: NIOSSLContext?,
-        makeSession: @escaping @Sendable () -> PushSessionHandlerFactory
+        session factory: PushSessionHandlerFactory
     ) throws -> EventLoopFuture<UpgradeOutcome> {
         let operations = channel.pipeline.syncOperations
         if let sslContext {
@@ -26,7 +26,6 @@ extension WebSocketDialer {
             let serverHostname = target.host.isIPAddressLiteral ? nil : target.host
             try operations.addHandler(NIOSSLClientHandler(context: sslContext, serverHostname: serverHostname))
         }
-        let factory = makeSession()
         let upgrader = NIOTypedWebSocketClientUpgrader<UpgradeOutcome>(
             maxFrameSize: factory.settings.maxMessageSize,
             enableAutomaticErrorHandling: false,  // PushSessionHandler answers protocol errors
@@ -69,8 +68,10 @@ extension WebSocketDialer {
         return try operations.configureUpgradableHTTPClientPipeline(configuration: pipelineConfiguration)
     }
 
-    static func reason(for error: any Error, cancelled: Bool) -> DisconnectReason {
-        if cancelled { return .error("connection attempt abandoned") }
+    /// Why a dial failed: our own timeout or cancellation explains a closed channel first.
+    static func reason(for error: any Error, cancellation: DialCancellation) -> DisconnectReason {
+        if cancellation.hasTimedOut { return .timedOut }
+        if cancellation.isCancelled { return .error("connection attempt abandoned") }
         if let error = error as? NIOConnectionError {
             if let first = error.connectionErrors.first {
                 return .unreachable(describe(first.error))

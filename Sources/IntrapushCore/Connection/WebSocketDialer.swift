@@ -54,10 +54,10 @@ public struct WebSocketDialer: Sendable {
     }
 
     /// Opens the connection; on success the channel already runs the session handler that
-    /// `makeSession` built. Throws `DialFailure`.
+    /// `session` builds.
     public func dial(
         cancellation: DialCancellation,
-        makeSession: @escaping @Sendable () -> PushSessionHandlerFactory
+        session: PushSessionHandlerFactory
     ) async throws(DialFailure) -> any Channel {
         let target = self.target
         let sslContext = self.sslContext
@@ -70,12 +70,12 @@ public struct WebSocketDialer: Sendable {
                     channel.eventLoop.makeCompletedFuture { () throws -> EventLoopFuture<UpgradeOutcome> in
                         cancellation.attach(channel)
                         return try Self.configurePipeline(
-                            channel: channel, target: target, sslContext: sslContext, makeSession: makeSession
+                            channel: channel, target: target, sslContext: sslContext, session: session
                         )
                     }
                 }
         } catch {
-            throw DialFailure(reason: Self.reason(for: error, cancelled: cancellation.isCancelled))
+            throw DialFailure(reason: Self.reason(for: error, cancellation: cancellation))
         }
         let timeout = upgrade.eventLoop.scheduleTask(in: .nanoseconds(target.connectTimeout.nanoseconds)) {
             cancellation.timedOut()
@@ -85,21 +85,20 @@ public struct WebSocketDialer: Sendable {
         do {
             outcome = try await upgrade.get()
         } catch {
-            let reason: DisconnectReason = cancellation.hasTimedOut ? .timedOut : Self.reason(for: error, cancelled: cancellation.isCancelled)
-            throw DialFailure(reason: reason)
+            throw DialFailure(reason: Self.reason(for: error, cancellation: cancellation))
         }
         switch outcome {
         case .upgraded(let channel):
             return channel
-        case .refused(let status, let channel):
+        case .refused(let statusFuture, let channel):
             defer { channel.close(promise: nil) }
+            let status: Int
             do {
-                throw DialFailure(reason: .handshakeRejected(status: try await status.get()))
-            } catch let failure as DialFailure {
-                throw failure
+                status = try await statusFuture.get()
             } catch {
-                throw DialFailure(reason: cancellation.hasTimedOut ? .timedOut : Self.reason(for: error, cancelled: cancellation.isCancelled))
+                throw DialFailure(reason: Self.reason(for: error, cancellation: cancellation))
             }
+            throw DialFailure(reason: .handshakeRejected(status: status))
         }
     }
 }

@@ -33,11 +33,14 @@ extension SessionLoop {
         logger.debug("connecting to \(endpoint.redactedURL)")
         persist { $0.state = .connecting; $0.nextAttemptAt = nil }
 
-        let target = DialTarget(
-            host: endpoint.host, port: endpoint.port, hostHeader: endpoint.hostHeader,
-            path: endpoint.path, useTLS: configuration.tls, caFile: configuration.caFile,
-            connectTimeout: configuration.connectTimeout
-        )
+        let dialer: WebSocketDialer
+        do {
+            dialer = try currentDialer()
+        } catch {
+            // Building the TLS context failed: a bad ca_file, say. Retried with backoff like any failure.
+            service.send(.dialFailed(.unreachable("TLS setup: \(error)"), generation: dialGeneration))
+            return
+        }
         let factory = PushSessionHandlerFactory(
             settings: SessionSettings(
                 heartbeatText: configuration.heartbeatText, ackText: configuration.ackText,
@@ -50,17 +53,28 @@ extension SessionLoop {
             logger: logger
         )
         tasks.addTask {
-            do {
-                let dialer = try WebSocketDialer(group: service.group, target: target)
-                let channel = try await dialer.dial(cancellation: cancellation) { factory }
+            do throws(DialFailure) {
+                let channel = try await dialer.dial(cancellation: cancellation, session: factory)
                 service.send(.dialSucceeded(channel, generation: dialGeneration))
-            } catch let failure as DialFailure {
-                service.send(.dialFailed(failure.reason, generation: dialGeneration))
             } catch {
-                // Building the TLS context failed: a bad ca_file, say.
-                service.send(.dialFailed(.unreachable("TLS setup: \(error)"), generation: dialGeneration))
+                service.send(.dialFailed(error.reason, generation: dialGeneration))
             }
         }
+    }
+
+    /// The dialer for the current configuration, built once: its TLS context reads the trust
+    /// store from disk, which need not happen on every reconnect.
+    private mutating func currentDialer() throws -> WebSocketDialer {
+        if let dialer { return dialer }
+        let endpoint = configuration.endpoint
+        let target = DialTarget(
+            host: endpoint.host, port: endpoint.port, hostHeader: endpoint.hostHeader,
+            path: endpoint.path, useTLS: configuration.tls, caFile: configuration.caFile,
+            connectTimeout: configuration.connectTimeout
+        )
+        let made = try WebSocketDialer(group: service.group, target: target)
+        dialer = made
+        return made
     }
 
     private mutating func scheduleReconnect(after delay: Duration, attempt: Int, tasks: inout DiscardingTaskGroup) {
@@ -113,6 +127,7 @@ extension SessionLoop {
             logger.warning("database moves to \(new.database) only after a restart")
         }
         service.logLevel.level = new.logLevel.loggerLevel
+        if new != configuration { dialer = nil }  // a new ca_file or host needs a new one
         configuration = new
         machine.backoff = Backoff(minimum: new.reconnectMin, maximum: new.reconnectMax)
         logger.info(requiresReconnect ? "connection settings changed: reconnecting" : "configuration reloaded; connection kept")

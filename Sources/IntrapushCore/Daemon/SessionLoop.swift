@@ -10,6 +10,7 @@ struct SessionLoop {
     var generation = 0
     var channel: (any Channel)?
     var dialCancellation: DialCancellation?
+    var dialer: WebSocketDialer?
     var receivedTotal: Int64 = 0
     var lastCountStatusAt = ContinuousClock.now
     var status = ""
@@ -65,9 +66,11 @@ struct SessionLoop {
         switch event {
         case .heartbeatSent(let at):
             persist { $0.lastHeartbeatAt = at }
-        case .batchAcknowledged(let stored, let duplicates, _):
-            receivedTotal += Int64(stored + duplicates)
-            service.storeWorker.amendLiveState { $0.ackedTotal += Int64(stored + duplicates) }
+            // Brings the count up to date after a burst that ended between two renewals.
+            setStatus(StatusLine.connected(to: configuration, received: receivedTotal))
+        case .batchAcknowledged(let count):
+            receivedTotal += Int64(count)
+            service.storeWorker.amendLiveState { $0.ackedTotal += Int64(count) }
             // Counters are not state changes: renew the line at most once a second.
             if ContinuousClock.now - lastCountStatusAt >= .seconds(1) {
                 lastCountStatusAt = .now

@@ -25,17 +25,14 @@ public final class StoreWorker: PushCommitter, Sendable {
         let store = self.store
         let liveState = self.liveState
         return pool.runIfActive(eventLoop: eventLoop) {
-            var committedState: LiveState?
             let outcomes = try store.store(pushes) { outcomes in
-                // Written in the batch's transaction; kept in memory only once it committed.
+                // Written in the batch's transaction from a copy; the shared state takes the same
+                // counts only once the commit succeeded (a throw never gets past `store`).
                 var state = liveState.withLockedValue { $0 }
                 state.recordBatch(pushes, outcomes: outcomes)
-                committedState = state
                 return state
             }
-            if committedState != nil {
-                liveState.withLockedValue { $0.recordBatch(pushes, outcomes: outcomes) }
-            }
+            liveState.withLockedValue { $0.recordBatch(pushes, outcomes: outcomes) }
             return outcomes
         }
     }

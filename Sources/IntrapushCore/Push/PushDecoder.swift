@@ -19,7 +19,7 @@ public struct PushDecoder: Sendable, Equatable {
 
     public func decode(text: String, receivedAt: Int64) -> Push {
         var push = Push(payload: .text(text), messageID: nil, title: nil, body: nil, receivedAt: receivedAt)
-        fillFields(of: &push, from: Array(text.utf8))
+        fillFields(of: &push, from: text.utf8)
         return push
     }
 
@@ -28,10 +28,13 @@ public struct PushDecoder: Sendable, Equatable {
         guard let text = String(validating: bytes, as: UTF8.self) else {
             return Push(payload: .binary(bytes), messageID: nil, title: nil, body: nil, receivedAt: receivedAt)
         }
-        return decode(text: text, receivedAt: receivedAt)
+        // The bytes are already at hand: no second copy of the payload for the JSON scan.
+        var push = Push(payload: .text(text), messageID: nil, title: nil, body: nil, receivedAt: receivedAt)
+        fillFields(of: &push, from: bytes)
+        return push
     }
 
-    private func fillFields(of push: inout Push, from utf8: [UInt8]) {
+    private func fillFields(of push: inout Push, from utf8: some Collection<UInt8>) {
         // Only something that starts like an object can be one; skips the decoder for plain text.
         guard let first = utf8.first(where: { !Self.isJSONWhitespace($0) }), first == UInt8(ascii: "{") else {
             return

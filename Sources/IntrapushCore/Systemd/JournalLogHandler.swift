@@ -43,17 +43,7 @@ public struct JournalLogHandler: LogHandler {
         for (key, value) in merged.sorted(by: { $0.key < $1.key }) {
             line += " \(key)=\(Self.escaped(value.description))"
         }
-        line += "\n"
-        // One write(2) per line keeps lines whole when several threads log.
-        var bytes = Array(line.utf8)
-        bytes.withUnsafeMutableBytes { buffer in
-            var offset = 0
-            while offset < buffer.count {
-                let written = write(2, buffer.baseAddress! + offset, buffer.count - offset)
-                if written <= 0 { break }
-                offset += written
-            }
-        }
+        StandardError.writeLine(line)
     }
 
     static func escaped(_ text: String) -> String {

@@ -2,6 +2,7 @@ import Foundation
 
 /// A running `intrapushd` with its own config file and database in the test directory.
 final class DaemonHandle: @unchecked Sendable {
+    static let databaseName = "notifications.sqlite3"
     let process: ManagedProcess
     let configPath: String
     let databasePath: String
@@ -24,7 +25,7 @@ final class DaemonHandle: @unchecked Sendable {
     }
 
     init(directory: TestDirectory, serverPort: Int, token: String, extra: [String: String] = [:], environment: [String: String] = [:], name: String = "intrapushd") throws {
-        databasePath = directory.file("notifications.sqlite3")
+        databasePath = directory.file(Self.databaseName)
         configPath = try directory.write(
             "\(name).conf", Self.config(serverPort: serverPort, token: token, database: databasePath, extra: extra)
         )

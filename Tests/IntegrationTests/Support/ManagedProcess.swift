@@ -6,12 +6,15 @@ final class ManagedProcess: @unchecked Sendable {
     let process = Process()
     let stdoutPath: String
     let stderrPath: String
+    /// Held so the directory (its files, the database) outlives the process using it.
+    private let directory: TestDirectory
 
     init(_ executable: String, _ arguments: [String], environment: [String: String] = [:], directory: TestDirectory, name: String) throws {
+        self.directory = directory
         stdoutPath = directory.file("\(name).stdout")
         stderrPath = directory.file("\(name).stderr")
-        FileManager.default.createFile(atPath: stdoutPath, contents: nil)
-        FileManager.default.createFile(atPath: stderrPath, contents: nil)
+        _ = FileManager.default.createFile(atPath: stdoutPath, contents: nil)
+        _ = FileManager.default.createFile(atPath: stderrPath, contents: nil)
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
         // A clean environment: nothing of the test runner's INTRAPUSH_* or NOTIFY_SOCKET leaks in.

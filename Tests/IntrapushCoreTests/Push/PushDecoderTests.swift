@@ -79,6 +79,7 @@ struct PushDecoderTests {
         var settings = SessionSettings(heartbeatText: "KA", ackText: "received message", heartbeatInterval: .seconds(1), deadPeerTimeout: .seconds(3), maxMessageSize: 1024, idField: "id")
         #expect(settings.acknowledgement(for: "m-1") == "received message")
         settings.ackText = "ack {id}"
+        #expect(!settings.isAcknowledgementFixed)
         #expect(settings.acknowledgement(for: "m-1") == "ack m-1")
         #expect(settings.acknowledgement(for: nil) == "ack ")
     }

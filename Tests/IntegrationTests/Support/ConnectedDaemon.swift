@@ -1,0 +1,24 @@
+/// The usual start of an integration test: a fresh directory and token, a devserver, and a
+/// daemon (short intervals) that has connected to it.
+///
+/// `verifyingDatabase` makes the server check every acknowledgement against the daemon's
+/// database; `extra` and `environment` go to the daemon, `serverArguments` to the server.
+func startConnected(
+    extra: [String: String] = [:],
+    environment: [String: String] = [:],
+    serverArguments: [String] = [],
+    verifyingDatabase: Bool = false
+) async throws -> (directory: TestDirectory, token: String, server: DevServerHandle, daemon: DaemonHandle) {
+    let directory = try TestDirectory()
+    let token = makeToken()
+    let server = try await DevServerHandle(
+        directory: directory, token: token,
+        verifyDatabase: verifyingDatabase ? directory.file(DaemonHandle.databaseName) : nil,
+        extraArguments: serverArguments
+    )
+    let daemon = try DaemonHandle(
+        directory: directory, serverPort: server.port, token: token, extra: extra, environment: environment
+    )
+    try await server.waitFor("the daemon to connect") { $0.connectionsOpen == 1 }
+    return (directory, token, server, daemon)
+}
