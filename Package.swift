@@ -21,10 +21,12 @@ let package = Package(
     targets: [
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         .systemLibrary(name: "CSystemd", pkgConfig: "libsystemd", providers: [.apt(["libsystemd-dev"])]),
+        .target(name: "CIntrapushSearch", dependencies: ["CSQLite"]),
         .target(
             name: "IntrapushCore",
             dependencies: [
                 "CSQLite",
+                "CIntrapushSearch",
                 "CSystemd",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),

@@ -1,3 +1,4 @@
+import CIntrapushSearch
 import CSQLite
 
 #if canImport(Glibc)
@@ -18,6 +19,8 @@ public final class SQLiteConnection {
     public enum Mode: Sendable {
         /// Read and write; create the file when it does not exist (never its directory).
         case readWriteCreate
+        /// Read and write an existing file.
+        case readWrite
         /// Read only; the file must exist.
         case readOnly
     }
@@ -38,6 +41,7 @@ public final class SQLiteConnection {
         var flags = SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_EXRESCODE
         switch mode {
         case .readWriteCreate: flags |= SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE
+        case .readWrite: flags |= SQLITE_OPEN_READWRITE
         case .readOnly: flags |= SQLITE_OPEN_READONLY
         }
         var handle: OpaquePointer?
@@ -117,6 +121,13 @@ public final class SQLiteConnection {
     public func setUserVersion(_ version: Int) throws {
         // PRAGMA values cannot be bound; an Int interpolates safely.
         try execute("PRAGMA user_version = \(version)")
+    }
+
+    /// Makes intrapush's SQL functions available: `intrapush_contains(needle, ignore_case, text, …)`.
+    public func registerFunctions() throws {
+        guard intrapush_register_functions(db) == SQLITE_OK else {
+            throw DatabaseError(connection: db, sql: nil)
+        }
     }
 
     /// Runs a statement and returns the first column of its first row as text, `nil` when none.

@@ -27,7 +27,7 @@ struct MigratorTests {
         _ = try NotificationStore(path: directory.file())
         let connection = try SQLiteConnection(path: directory.file(), mode: .readOnly)
         #expect(try connection.userVersion() == Schema.latestVersion)
-        #expect(Schema.latestVersion == 1)
+        #expect(Schema.latestVersion == 2)
         #expect(try columns(of: "notifications", in: connection) == [
             Column(name: "id", type: "INTEGER", notNull: false, primaryKey: true),
             Column(name: "message_id", type: "TEXT", notNull: false, primaryKey: false),
@@ -41,6 +41,9 @@ struct MigratorTests {
             "SELECT \"unique\" FROM pragma_index_list('notifications') WHERE origin = 'u'") == ["1"])
         #expect(try connection.column(
             "SELECT name FROM pragma_index_info('notifications_received_at')") == ["received_at"])
+        #expect(try connection.column(
+            "SELECT name FROM sqlite_schema WHERE type = 'index' AND sql LIKE '%WHERE read_at%' ORDER BY name")
+            == ["notifications_read", "notifications_unread"])
         #expect(try columns(of: "daemon_state", in: connection).map(\.name) == [
             "id", "pid", "state", "server", "connected_since", "last_heartbeat_at", "last_push_at",
             "reconnect_attempt", "next_attempt_at", "last_error", "received_total", "stored_total",

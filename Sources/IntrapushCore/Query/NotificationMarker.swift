@@ -1,0 +1,64 @@
+/// Marks notifications read: the CLI's only write (`intrapush mark-read`).
+///
+/// Opens the existing file read-write (never creates it) and writes in one short `BEGIN IMMEDIATE`
+/// transaction, so the daemon waits at most for that one update (its `busy_timeout` covers it).
+/// An earlier `read_at` is kept: the first time something was read is the useful one.
+public final class NotificationMarker {
+    let connection: SQLiteConnection
+
+    /// - Throws: `DatabaseError` (e.g. `isReadOnly`/`isCannotOpen` without write permission),
+    ///   `SchemaVersionError`, `UninitializedDatabaseError`.
+    public init(path: String, busyTimeout: Duration = .milliseconds(5000)) throws {
+        connection = try SQLiteConnection(path: path, mode: .readWrite, busyTimeout: busyTimeout)
+        guard try Schema.migrator.checkVersion(of: connection) >= 1 else {
+            throw UninitializedDatabaseError(path: path)
+        }
+    }
+
+    /// What `markRead(ids:at:)` did.
+    public struct Outcome: Sendable, Equatable {
+        /// Rows whose `read_at` was set now.
+        public var marked: Int
+        /// Requested ids that exist but were already read.
+        public var alreadyRead: Int
+        /// Requested ids that do not exist, in the order given.
+        public var missing: [Int64]
+    }
+
+    /// Sets `read_at = now` on each of `ids` that is unread.
+    public func markRead(ids: [Int64], at now: Int64) throws -> Outcome {
+        let exists = try connection.prepare("SELECT read_at IS NOT NULL FROM notifications WHERE id = ?")
+        let update = try connection.prepare("UPDATE notifications SET read_at = ? WHERE id = ? AND read_at IS NULL")
+        return try connection.transaction {
+            var outcome = Outcome(marked: 0, alreadyRead: 0, missing: [])
+            for id in ids {
+                defer { exists.reset() }
+                try exists.bind(id, at: 1)
+                guard try exists.step() else {
+                    outcome.missing.append(id)
+                    continue
+                }
+                if exists.int64(at: 0) != 0 {
+                    outcome.alreadyRead += 1
+                    continue
+                }
+                defer { update.reset() }
+                try update.bind(now, at: 1)
+                try update.bind(id, at: 2)
+                try update.step()
+                outcome.marked += connection.changes
+            }
+            return outcome
+        }
+    }
+
+    /// Marks every unread notification read; returns how many.
+    public func markAllRead(at now: Int64) throws -> Int {
+        let update = try connection.prepare("UPDATE notifications SET read_at = ? WHERE read_at IS NULL")
+        return try connection.transaction {
+            try update.bind(now, at: 1)
+            try update.step()
+            return connection.changes
+        }
+    }
+}

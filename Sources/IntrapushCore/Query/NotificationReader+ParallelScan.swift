@@ -1,0 +1,86 @@
+import Dispatch
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `--grep` reads every row it cannot rule out, and on a million rows the walk over the table's
+/// pages alone costs ~200 ms on one core. The scan is split by id range over one read-only
+/// connection per core, which SQLite allows without any locking between them.
+extension NotificationReader {
+    /// Below this many ids a second connection costs more than it saves.
+    static let parallelScanThreshold: Int64 = 100_000
+
+    /// The query's rows, found by parallel workers; `nil` when a plain query is the better plan:
+    /// no text to look for, a small table, or no limit (the rows would all be held in memory).
+    func parallelRecords(_ query: NotificationQuery) throws -> [NotificationRecord]? {
+        guard query.text != nil, let limit = query.limit, let parts = try parallelParts(query) else { return nil }
+        let oldestFirst = query.order == .oldestFirst
+        let shares = try runParallel(parts, oldestFirst: oldestFirst) { reader, range in
+            var share = query
+            share.idRange = range
+            if share.order == .newestFirstReversed { share.order = .newestFirst }
+            return try reader.records(share)
+        }
+        var records = Array(shares.joined().prefix(limit))
+        if query.order == .newestFirstReversed { records.reverse() }
+        return records
+    }
+
+    /// The query's count, summed over parallel workers; `nil` as for `parallelRecords`.
+    func parallelCount(_ query: NotificationQuery) throws -> Int64? {
+        guard query.text != nil, let parts = try parallelParts(query) else { return nil }
+        let counts = try runParallel(parts, oldestFirst: false) { reader, range in
+            var share = query
+            share.idRange = range
+            return try reader.count(share)
+        }
+        return counts.reduce(0, +)
+    }
+
+    /// The id ranges to hand out, newest first; `nil` when one connection should do it all.
+    private func parallelParts(_ query: NotificationQuery) throws -> [ClosedRange<Int64>]? {
+        // A worker's share is already a part.
+        guard query.idRange == nil else { return nil }
+        let cores = Int64(min(max(sysconf(Int32(_SC_NPROCESSORS_ONLN)), 1), 8))
+        let lowest = try integer("SELECT coalesce(min(id), 0) FROM notifications")
+        let highest = try integer("SELECT coalesce(max(id), 0) FROM notifications")
+        let span = highest - lowest + 1
+        guard cores > 1, span >= Self.parallelScanThreshold else { return nil }
+        let size = (span + cores - 1) / cores
+        return stride(from: highest, through: lowest, by: Int64.Stride(-size)).map { (top: Int64) in
+            max(lowest, top - size + 1)...top
+        }
+    }
+
+    private func runParallel<Share>(
+        _ parts: [ClosedRange<Int64>], oldestFirst: Bool,
+        _ work: (NotificationReader, ClosedRange<Int64>) throws -> Share
+    ) throws -> [Share] {
+        let ordered = oldestFirst ? parts.reversed() : parts
+        let slots = ParallelSlots<Share>(count: ordered.count)
+        let path = self.path
+        withoutActuallyEscaping(work) { work in
+            let work = UnsafeSendable(work)
+            DispatchQueue.concurrentPerform(iterations: ordered.count) { index in
+                // Each worker has its own connection: SQLite connections are not shared across threads.
+                slots.set(index, Result { try work.value(NotificationReader(path: path), ordered[index]) })
+            }
+        }
+        return try slots.values.map { try $0!.get() }
+    }
+}
+
+/// One result slot per worker; each index is written by exactly one worker, then read after all
+/// of them finished (concurrentPerform returns only then).
+private final class ParallelSlots<Share>: @unchecked Sendable {
+    private(set) var values: [Result<Share, any Error>?]
+    init(count: Int) { values = Array(repeating: nil, count: count) }
+    func set(_ index: Int, _ value: Result<Share, any Error>) { values[index] = value }
+}
+
+/// Carries the non-escaping work closure into concurrentPerform, which runs it to completion
+/// before returning.
+private struct UnsafeSendable<Value>: @unchecked Sendable {
+    let value: Value
+    init(_ value: Value) { self.value = value }
+}

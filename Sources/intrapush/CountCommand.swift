@@ -1,0 +1,26 @@
+import ArgumentParser
+import IntrapushCore
+
+struct CountCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "count",
+        abstract: "Print how many notifications match.",
+        discussion: """
+            Examples:
+              intrapush count
+              intrapush count --unread
+              intrapush count --since 7d --grep backup
+            """
+    )
+
+    @OptionGroup var location: DatabaseOptions
+    @OptionGroup var filter: FilterOptions
+
+    func run() throws {
+        let query = try filter.query()
+        let reader = try location.openReader()
+        let count = try querying(reader) { try reader.count(query) }
+        let output = StandardOutput()
+        output.write("\(count)\n")
+    }
+}

@@ -1,0 +1,61 @@
+import ArgumentParser
+import IntrapushCore
+
+struct ExportCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "export",
+        abstract: "Print every notification, oldest first, for other tools.",
+        discussion: """
+            json: JSON Lines, one object per notification with the same keys as list --json. \
+            csv: a header row (id,message_id,received_at,title,body,payload,read_at), then RFC 4180 \
+            records with CRLF line ends.
+
+            Examples:
+              intrapush export --format csv > notifications.csv
+              intrapush export --format json --since 2026-11-01 | gzip > november.jsonl.gz
+            """
+    )
+
+    enum Format: String, ExpressibleByArgument, CaseIterable {
+        case json, csv
+    }
+
+    @OptionGroup var location: DatabaseOptions
+
+    @Option(help: "json (JSON Lines) or csv.")
+    var format: Format
+
+    @Option(help: ArgumentHelp("Only notifications received at or after this time (as for list).", valueName: "time"))
+    var since: String?
+
+    @Option(help: ArgumentHelp("Only notifications received before this time.", valueName: "time"))
+    var until: String?
+
+    func validate() throws {
+        _ = try parseTime(since, option: "--since")
+        _ = try parseTime(until, option: "--until")
+    }
+
+    func run() throws {
+        let query = NotificationQuery(
+            since: try parseTime(since, option: "--since"), until: try parseTime(until, option: "--until"),
+            order: .oldestFirst)
+        let reader = try location.openReader()
+        let output = StandardOutput()
+        var text = ""
+        if format == .csv {
+            CSVText.appendRecord(NotificationRecord.fieldNames, to: &text)
+            output.write(text)
+        }
+        try querying(reader) {
+            try reader.forEach(query) { record in
+                text.removeAll(keepingCapacity: true)
+                switch format {
+                case .json: record.appendJSONLine(to: &text)
+                case .csv: record.appendCSVRecord(to: &text)
+                }
+                output.write(text)
+            }
+        }
+    }
+}

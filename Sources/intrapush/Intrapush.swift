@@ -1,0 +1,46 @@
+import ArgumentParser
+import IntrapushCore
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `intrapush`: reads, follows and marks the notifications intrapushd stored.
+@main
+struct Intrapush: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "intrapush",
+        abstract: "Read, follow and mark the notifications that intrapushd stored.",
+        discussion: """
+            The database is found like the daemon finds it: --database, else $INTRAPUSH_DATABASE, \
+            else the database key of /etc/intrapush/intrapush.conf (or --config, $INTRAPUSH_CONFIG). \
+            Only mark-read writes to it; nothing here ever blocks the daemon.
+
+            Exit statuses: 0 success, 1 not found, 2 usage error, 65 not an intrapush database or a \
+            newer schema, 66 no database, 74 I/O error, 77 permission denied, 78 configuration error.
+
+            Shell completions: intrapush --generate-completion-script bash|zsh|fish
+            """,
+        subcommands: [
+            ListCommand.self, ShowCommand.self, CountCommand.self, FollowCommand.self,
+            MarkReadCommand.self, StatusCommand.self, ExportCommand.self,
+        ]
+    )
+
+    /// ArgumentParser's own `main`, except that usage errors exit 2 (the contract) instead of 64,
+    /// and our failures print one sentence prefixed with the program's name.
+    static func main() {
+        do {
+            var command = try parseAsRoot()
+            try command.run()
+        } catch let failure as CommandFailure {
+            StandardError.writeLine("intrapush: \(failure.message)")
+            Glibc.exit(failure.exitStatus)
+        } catch {
+            if exitCode(for: error) == .validationFailure {
+                StandardError.writeLine(fullMessage(for: error))
+                Glibc.exit(CommandFailure.Kind.usage.rawValue)
+            }
+            exit(withError: error)
+        }
+    }
+}

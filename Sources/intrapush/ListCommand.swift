@@ -1,0 +1,61 @@
+import ArgumentParser
+import IntrapushCore
+
+struct ListCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "list",
+        abstract: "List notifications, newest first.",
+        discussion: """
+            Unread notifications are marked with *. With --json, one JSON object per line with the keys \
+            id, message_id, received_at, title, body, payload, read_at (times as 2026-11-22T01:02:03.456Z).
+
+            Examples:
+              intrapush list
+              intrapush list --unread --since 2h
+              intrapush list --grep disk --limit 0 --json | jq -r .title
+              intrapush list --since 2026-11-01 --until 2026-11-02 --reverse
+            """
+    )
+
+    @OptionGroup var location: DatabaseOptions
+    @OptionGroup var filter: FilterOptions
+
+    @Option(name: [.customShort("n"), .long], help: ArgumentHelp("How many to show; 0 for all.", valueName: "n"))
+    var limit = 20
+
+    @Flag(name: [.short, .long], help: "Print the selected notifications oldest first.")
+    var reverse = false
+
+    @Flag(help: "Print JSON Lines instead of a table.")
+    var json = false
+
+    func validate() throws {
+        if limit < 0 { throw ValidationError("--limit must be 0 (all) or more (was \(limit)).") }
+    }
+
+    func run() throws {
+        let query = try filter.query(limit: limit == 0 ? nil : limit, order: reverse ? .newestFirstReversed : .newestFirst)
+        let reader = try location.openReader()
+        let output = StandardOutput()
+        if json {
+            var line = ""
+            try querying(reader) {
+                try reader.forEach(query) { record in
+                    line.removeAll(keepingCapacity: true)
+                    record.appendJSONLine(to: &line)
+                    output.write(line)
+                }
+            }
+            return
+        }
+        let records = try querying(reader) { try reader.records(query) }
+        // Like ls on an empty directory: nothing to show prints nothing, not a lone header.
+        guard !records.isEmpty else { return }
+        let environment = ProcessEnvironment.current
+        let formatter = NotificationFormatter(
+            now: WallClock.nowMilliseconds(),
+            width: Terminal.width(of: 1, environment: environment),
+            useColor: Terminal.usesColor(1, environment: environment))
+        for line in formatter.tableLines(records) { output.write(line + "\n") }
+    }
+}

@@ -1,0 +1,42 @@
+import ArgumentParser
+import IntrapushCore
+
+struct ShowCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "show",
+        abstract: "Show one notification with its whole payload.",
+        discussion: """
+            Exits 1 when there is no notification with that id.
+
+            Examples:
+              intrapush show 42
+              intrapush show 42 --json | jq .payload
+            """
+    )
+
+    @OptionGroup var location: DatabaseOptions
+
+    @Argument(help: ArgumentHelp("The notification's id (the first column of list).", valueName: "id"))
+    var id: Int64
+
+    @Flag(help: "Print one JSON object instead of text.")
+    var json = false
+
+    func run() throws {
+        let reader = try location.openReader()
+        guard let record = try querying(reader, { try reader.notification(id: id) }) else {
+            throw CommandFailure(.notFound, "no notification with id \(id) in \(reader.path)")
+        }
+        let output = StandardOutput()
+        if json {
+            var line = ""
+            record.appendJSONLine(to: &line)
+            output.write(line)
+            return
+        }
+        let formatter = NotificationFormatter(
+            now: WallClock.nowMilliseconds(), width: nil,
+            useColor: Terminal.usesColor(1, environment: ProcessEnvironment.current))
+        output.write(formatter.detail(record))
+    }
+}
