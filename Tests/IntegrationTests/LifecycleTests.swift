@@ -13,6 +13,8 @@ extension Integration {
             let notify = try NotifySocket(directory: directory)
             let daemon = try DaemonHandle(directory: directory, serverPort: server.port, token: token, environment: ["NOTIFY_SOCKET": notify.path])
             try await server.waitFor("the daemon to connect") { $0.connectionsOpen == 1 }
+            // The server counts the connection at its 101; the daemon is connected once it has read it.
+            try await notify.waitFor({ $0.hasPrefix("STATUS=connected to") }, "the daemon to say it is connected")
             daemon.process.signal(SIGTERM)
             #expect(try await daemon.process.waitForExit(timeout: .seconds(5)) == 0)
             let stats = try await server.waitFor("the close to be recorded") { $0.connectionsOpen == 0 }

@@ -61,7 +61,10 @@ extension Integration {
             // Three retries at the 700 ms pace cannot take less than 2.1 s; with backoff from 50 ms they would.
             #expect(elapsed >= .milliseconds(2000), "three retries took \(elapsed)")
             #expect(daemon.log.contains("<3>token rejected by the server (HTTP 401)"))
-            #expect(try DatabaseReader(path: daemon.databasePath).liveState()?.state == .rejected)
+            // The live state reaches the database through the store thread, just after the status line.
+            try await eventually("the rejected state in the database") {
+                try DatabaseReader(path: daemon.databasePath).liveState()?.state == .rejected
+            }
 
             _ = try await server.client.control("/control/reject?status=403")
             try await notify.waitFor({ $0.contains("HTTP 403") }, "a 403 shown as a rejected token too")

@@ -37,6 +37,12 @@ final class StopSignalPipe: Sendable {
         sigemptyset(&action.sa_mask)
         sigaction(SIGINT, &action, nil)
         sigaction(SIGTERM, &action, nil)
+        // A parent may have started us with them blocked (posix_spawn passes its mask on).
+        var stopSignals = sigset_t()
+        sigemptyset(&stopSignals)
+        sigaddset(&stopSignals, SIGINT)
+        sigaddset(&stopSignals, SIGTERM)
+        sigprocmask(SIG_UNBLOCK, &stopSignals, nil)
         let pipe = StopSignalPipe(readDescriptor: descriptors[0])
         installed = pipe
         return pipe

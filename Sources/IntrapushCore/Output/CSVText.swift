@@ -7,41 +7,48 @@ public enum CSVText {
     public static func appendRecord(_ fields: [String?], to output: inout String) {
         for (position, field) in fields.enumerated() {
             if position > 0 { output.append(",") }
-            guard let field else { continue }
-            if needsQuotes(field) {
-                appendQuoted(field, to: &output)
-            } else {
-                output.append(field)
-            }
+            if let field { appendField(field, to: &output) }
         }
         output.append("\r\n")
     }
 
     private static let quote = UInt8(ascii: "\"")
-    private static let space = UInt8(ascii: " ")
 
-    private static func needsQuotes(_ field: String) -> Bool {
-        let utf8 = field.utf8
-        guard let first = utf8.first, let last = utf8.last else { return true }
-        if first == space || last == space { return true }
-        return utf8.contains { $0 == UInt8(ascii: ",") || $0 == quote || $0 == 0x0D || $0 == 0x0A }
-    }
-
-    private static func appendQuoted(_ field: String, to output: inout String) {
-        output.append("\"")
-        let utf8 = field.utf8
-        var runStart = utf8.startIndex
-        var index = utf8.startIndex
-        while index != utf8.endIndex {
-            if utf8[index] == quote {
-                let next = utf8.index(after: index)
-                // The run includes this quote; starting the next run on it writes it a second time.
-                appendRun(of: field, from: runStart, to: next, to: &output)
-                runStart = index
+    private static func appendField(_ field: String, to output: inout String) {
+        var field = field
+        let (needsQuotes, doubled): (Bool, String?) = field.withUTF8 { bytes in
+            guard let first = bytes.first, let last = bytes.last else { return (true, nil) }
+            var needsQuotes = first == UInt8(ascii: " ") || last == UInt8(ascii: " ")
+            var quotes = 0
+            for byte in bytes {
+                switch byte {
+                case quote: quotes += 1
+                case UInt8(ascii: ","), 0x0D, 0x0A: needsQuotes = true
+                default: break
+                }
             }
-            index = utf8.index(after: index)
+            guard quotes > 0 else { return (needsQuotes, nil) }
+            // One exact allocation for the quoted form, rather than a copy per run between quotes.
+            let quoted = String(unsafeUninitializedCapacity: bytes.count + quotes + 2) { buffer in
+                var writer = ByteWriter(buffer: buffer)
+                writer.write(quote)
+                for byte in bytes {
+                    writer.write(byte)
+                    if byte == quote { writer.write(quote) }
+                }
+                writer.write(quote)
+                return writer.position
+            }
+            return (true, quoted)
         }
-        appendRun(of: field, from: runStart, to: utf8.endIndex, to: &output)
-        output.append("\"")
+        if let doubled {
+            output.append(doubled)
+        } else if needsQuotes {
+            output.append("\"")
+            output.append(field)
+            output.append("\"")
+        } else {
+            output.append(field)
+        }
     }
 }

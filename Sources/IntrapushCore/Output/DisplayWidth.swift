@@ -5,11 +5,13 @@
 /// control, which `singleLine` removes first anyway), 2 when it is East Asian Wide or Fullwidth,
 /// an emoji presentation sequence (with U+FE0F) or a flag, and 1 otherwise.
 public enum DisplayWidth {
+    /// Terminal columns of `text`.
     public static func of(_ text: some StringProtocol) -> Int {
+        if let width = text.utf8.withContiguousStorageIfAvailable(asciiWidth), let width { return width }
         var width = 0
-        for byte in text.utf8 {
-            guard byte < 0x80 else { return clusterWidths(text) }
-            if byte >= 0x20 && byte != 0x7F { width += 1 }
+        for scalar in text.unicodeScalars {
+            guard let scalarWidth = simpleWidth(scalar) else { return clusterWidths(text) }
+            width += scalarWidth
         }
         return width
     }
@@ -25,9 +27,13 @@ public enum DisplayWidth {
     /// Unicode line and paragraph separators) become a single space per run, so ESC never reaches
     /// the terminal.
     public static func singleLine(_ text: String) -> String {
-        guard text.utf8.contains(where: { $0 < 0x20 || $0 == 0x7F || $0 == 0xC2 || $0 == 0xE2 }) else {
-            return text
+        var text = text
+        // 0xC2 and 0xE2 lead the UTF-8 of C1 controls and of U+2028/U+2029; a false alarm only
+        // costs the slow path.
+        let mayHaveControls = text.withUTF8 { bytes in
+            bytes.contains { $0 < 0x20 || $0 == 0x7F || $0 == 0xC2 || $0 == 0xE2 }
         }
+        guard mayHaveControls else { return text }
         var output = ""
         output.reserveCapacity(text.utf8.count)
         let scalars = text.unicodeScalars
@@ -55,7 +61,13 @@ public enum DisplayWidth {
     static func truncate(_ text: String, toWidth width: Int, knownWidth: Int) -> String {
         guard knownWidth > width else { return text }
         guard width > 0 else { return "" }
-        let budget = width - 1
+        var kept = simplePrefix(of: text, fittingIn: width - 1) ?? clusterPrefix(of: text, fittingIn: width - 1)
+        while kept.last == " " { kept = kept.dropLast() }
+        return kept + "…"
+    }
+
+    /// The longest prefix of whole clusters within `budget` columns.
+    private static func clusterPrefix(of text: String, fittingIn budget: Int) -> Substring {
         var used = 0
         var end = text.startIndex
         for index in text.indices {
@@ -63,9 +75,48 @@ public enum DisplayWidth {
             if used > budget { break }
             end = text.index(after: index)
         }
-        var kept = text[..<end]
-        while kept.last == " " { kept = kept.dropLast() }
-        return kept + "…"
+        return text[..<end]
+    }
+
+    /// `clusterPrefix` for text whose scalars are all their own clusters, or nil for other text.
+    private static func simplePrefix(of text: String, fittingIn budget: Int) -> Substring? {
+        let scalars = text.unicodeScalars
+        var used = 0
+        var index = scalars.startIndex
+        while index != scalars.endIndex {
+            guard let width = simpleWidth(scalars[index]) else { return nil }
+            used += width
+            if used > budget { break }
+            index = scalars.index(after: index)
+        }
+        // The scalars up to `index` passed `simpleWidth`, so the cut is on a cluster boundary.
+        return Substring(scalars[..<index])
+    }
+
+    /// The width of a scalar that always forms a cluster by itself and whose width is plain, or nil.
+    ///
+    /// Most scalars in titles are of this kind; anything that could join a cluster (marks, joiners,
+    /// selectors, jamo, emoji, prepended marks) gets nil and sends the text to the exact path.
+    @inline(__always)
+    private static func simpleWidth(_ scalar: Unicode.Scalar) -> Int? {
+        switch scalar.value {
+        case 0x20...0x7E, 0xA0...0x2FF: 1
+        case 0x0D: nil  // CR LF is one cluster, which must not be cut in two
+        case 0x00...0x1F, 0x7F...0x9F: 0
+        case 0x3000...0x3029, 0x3041...0x3096, 0x30A0...0x30FF, 0x3400...0x4DBF, 0x4E00...0x9FFF,
+            0xAC00...0xD7A3, 0xFF01...0xFF60:
+            2
+        default: nil
+        }
+    }
+
+    private static func asciiWidth(_ bytes: UnsafeBufferPointer<UInt8>) -> Int? {
+        var width = 0
+        for byte in bytes {
+            guard byte < 0x80 else { return nil }
+            if byte >= 0x20 && byte != 0x7F { width += 1 }
+        }
+        return width
     }
 
     static func width(of character: Character) -> Int {

@@ -4,25 +4,28 @@ public enum JSONText {
     /// `\r` `\t` `\b` `\f` in short form, the others as `\u00XX`); everything else is copied as
     /// UTF-8 unescaped, as RFC 8259 allows.
     public static func appendQuoted(_ text: String, to output: inout String) {
-        output.append("\"")
-        let utf8 = text.utf8
-        var runStart = utf8.startIndex
-        var index = utf8.startIndex
-        while index != utf8.endIndex {
-            let byte = utf8[index]
-            if byte < 0x20 || byte == quote || byte == backslash {
-                appendRun(of: text, from: runStart, to: index, to: &output)
-                appendEscape(for: byte, to: &output)
-                runStart = utf8.index(after: index)
+        var text = text
+        // Sizing first lets the escaped form be written in one pass into one exact allocation, and
+        // text without escapes (most titles) be appended with none.
+        let escaped: String? = text.withUTF8 { bytes in
+            var length = 2
+            for byte in bytes { length += escapedLength(byte) }
+            guard length != bytes.count + 2 else { return nil }
+            return String(unsafeUninitializedCapacity: length) { buffer in
+                var writer = ByteWriter(buffer: buffer)
+                writer.write(quote)
+                for byte in bytes { writeEscaped(byte, to: &writer) }
+                writer.write(quote)
+                return writer.position
             }
-            index = utf8.index(after: index)
         }
-        if runStart == utf8.startIndex {
-            output.append(text)
+        if let escaped {
+            output.append(escaped)
         } else {
-            appendRun(of: text, from: runStart, to: utf8.endIndex, to: &output)
+            output.append("\"")
+            output.append(text)
+            output.append("\"")
         }
-        output.append("\"")
     }
 
     /// `appendQuoted` into a new string.
@@ -36,32 +39,41 @@ public enum JSONText {
     private static let quote = UInt8(ascii: "\"")
     private static let backslash = UInt8(ascii: "\\")
 
-    private static func appendEscape(for byte: UInt8, to output: inout String) {
+    @inline(__always)
+    private static func escapedLength(_ byte: UInt8) -> Int {
+        if byte == quote || byte == backslash { return 2 }
+        if byte >= 0x20 { return 1 }
         switch byte {
-        case quote: output.append("\\\"")
-        case backslash: output.append("\\\\")
-        case 0x0A: output.append("\\n")
-        case 0x0D: output.append("\\r")
-        case 0x09: output.append("\\t")
-        case 0x08: output.append("\\b")
-        case 0x0C: output.append("\\f")
-        default:
-            output.append("\\u00")
-            output.append(hexDigit(byte >> 4))
-            output.append(hexDigit(byte & 0x0F))
+        case 0x0A, 0x0D, 0x09, 0x08, 0x0C: return 2
+        default: return 6
         }
     }
 
-    private static func hexDigit(_ value: UInt8) -> Character {
-        Character(Unicode.Scalar(value < 10 ? UInt8(ascii: "0") + value : UInt8(ascii: "a") + value - 10))
+    @inline(__always)
+    private static func writeEscaped(_ byte: UInt8, to writer: inout ByteWriter) {
+        let shortForm: UInt8
+        switch byte {
+        case quote, backslash: shortForm = byte
+        case 0x0A: shortForm = UInt8(ascii: "n")
+        case 0x0D: shortForm = UInt8(ascii: "r")
+        case 0x09: shortForm = UInt8(ascii: "t")
+        case 0x08: shortForm = UInt8(ascii: "b")
+        case 0x0C: shortForm = UInt8(ascii: "f")
+        case 0x20...: writer.write(byte); return
+        default:
+            writer.write(backslash)
+            writer.write(UInt8(ascii: "u"))
+            writer.write(UInt8(ascii: "0"))
+            writer.write(UInt8(ascii: "0"))
+            writer.write(hexDigit(byte >> 4))
+            writer.write(hexDigit(byte & 0x0F))
+            return
+        }
+        writer.write(backslash)
+        writer.write(shortForm)
     }
-}
 
-/// Appends the text between two indices that sit on ASCII bytes.
-///
-/// Slicing the unicode-scalar view, not the string, matters: a quote followed by a combining mark
-/// is one Character, and a String slice would round the bounds to Character boundaries.
-func appendRun(of text: String, from start: String.Index, to end: String.Index, to output: inout String) {
-    guard start != end else { return }
-    output.append(contentsOf: Substring(text.unicodeScalars[start..<end]))
+    private static func hexDigit(_ value: UInt8) -> UInt8 {
+        value < 10 ? UInt8(ascii: "0") + value : UInt8(ascii: "a") + value - 10
+    }
 }

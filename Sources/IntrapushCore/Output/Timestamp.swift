@@ -26,7 +26,7 @@ public enum Timestamp {
     /// Local wall time for people, to the second: "2026-11-22 09:02:03".
     public static func local(milliseconds: Int64, timeZone: LocalTimeZone = .system) -> String {
         String(unsafeUninitializedCapacity: localLength) { buffer in
-            var writer = ASCIIWriter(buffer: buffer)
+            var writer = ByteWriter(buffer: buffer)
             writer.writeDateTime(timeZone.dateTime(milliseconds: milliseconds), separator: UInt8(ascii: " "))
             return localLength
         }
@@ -37,49 +37,10 @@ public enum Timestamp {
 
     private static func writeRFC3339(milliseconds: Int64, into buffer: UnsafeMutableBufferPointer<UInt8>) {
         let dateTime = CivilCalendar.dateTime(milliseconds: milliseconds)
-        var writer = ASCIIWriter(buffer: buffer)
+        var writer = ByteWriter(buffer: buffer)
         writer.writeDateTime(dateTime, separator: UInt8(ascii: "T"))
         writer.write(UInt8(ascii: "."))
         writer.write(dateTime.millisecond, digits: 3)
         writer.write(UInt8(ascii: "Z"))
-    }
-}
-
-/// Writes ASCII into a buffer that the caller sized exactly.
-struct ASCIIWriter {
-    let buffer: UnsafeMutableBufferPointer<UInt8>
-    var position = 0
-
-    mutating func write(_ byte: UInt8) {
-        buffer[position] = byte
-        position += 1
-    }
-
-    /// Zero-padded decimal; a value too wide for `digits` saturates at all nines rather than wrapping.
-    mutating func write(_ value: Int64, digits: Int) {
-        var remaining = value
-        var limit: Int64 = 1
-        for _ in 0..<digits { limit *= 10 }
-        remaining = min(max(remaining, 0), limit - 1)
-        for index in stride(from: position + digits - 1, through: position, by: -1) {
-            buffer[index] = UInt8(ascii: "0") + UInt8(remaining % 10)
-            remaining /= 10
-        }
-        position += digits
-    }
-
-    /// "YYYY-MM-DD?HH:MM:SS", 19 bytes.
-    mutating func writeDateTime(_ dateTime: CivilCalendar.DateTime, separator: UInt8) {
-        write(dateTime.year, digits: 4)
-        write(UInt8(ascii: "-"))
-        write(dateTime.month, digits: 2)
-        write(UInt8(ascii: "-"))
-        write(dateTime.day, digits: 2)
-        write(separator)
-        write(dateTime.hour, digits: 2)
-        write(UInt8(ascii: ":"))
-        write(dateTime.minute, digits: 2)
-        write(UInt8(ascii: ":"))
-        write(dateTime.second, digits: 2)
     }
 }

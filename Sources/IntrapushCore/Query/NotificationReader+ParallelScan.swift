@@ -7,9 +7,6 @@ import Glibc
 /// pages alone costs ~200 ms on one core. The scan is split by id range over one read-only
 /// connection per core, which SQLite allows without any locking between them.
 extension NotificationReader {
-    /// Below this many ids a second connection costs more than it saves.
-    static let parallelScanThreshold: Int64 = 100_000
-
     /// The query's rows, found by parallel workers; `nil` when a plain query is the better plan:
     /// no text to look for, a small table, or no limit (the rows would all be held in memory).
     func parallelRecords(_ query: NotificationQuery) throws -> [NotificationRecord]? {
@@ -45,7 +42,7 @@ extension NotificationReader {
         let lowest = try integer("SELECT coalesce(min(id), 0) FROM notifications")
         let highest = try integer("SELECT coalesce(max(id), 0) FROM notifications")
         let span = highest - lowest + 1
-        guard cores > 1, span >= Self.parallelScanThreshold else { return nil }
+        guard cores > 1, span >= parallelScanThreshold else { return nil }
         let size = (span + cores - 1) / cores
         return stride(from: highest, through: lowest, by: Int64.Stride(-size)).map { (top: Int64) in
             max(lowest, top - size + 1)...top

@@ -21,6 +21,8 @@ public final class NotificationReader {
     }
 
     private var isMapped = false
+    /// Below this many ids a parallel `--grep` scan costs more than it saves (tests lower it).
+    var parallelScanThreshold: Int64 = 100_000
 
     /// Before a full scan (`--grep` over a million rows): reading mapped pages instead of copying
     /// each with pread(2) makes the scan ~35% faster, but mapping and unmapping the file costs

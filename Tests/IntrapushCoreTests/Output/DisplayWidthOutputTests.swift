@@ -43,6 +43,28 @@ struct DisplayWidthOutputTests {
         }
     }
 
+    @Test("the per-scalar fast paths agree with measuring every grapheme cluster")
+    func fastPathsAgree() {
+        let pieces = ["a", " ", "告", "é", "e", "\u{301}", "😀", "\u{FE0F}", "\r", "\n", "ｈ", "한", "\u{200D}",
+            "\u{1100}", "\u{1161}", "\u{11A8}", "。", "🇨", "🇳", "\u{3099}", "カ"]
+        var random = SystemRandomNumberGenerator()
+        for _ in 0..<2000 {
+            let text = (0..<Int.random(in: 0...12, using: &random)).map { _ in pieces.randomElement(using: &random)! }.joined()
+            let exact = text.reduce(0) { $0 + DisplayWidth.width(of: $1) }
+            #expect(DisplayWidth.of(text) == exact, "\(text.unicodeScalars.map { String($0.value, radix: 16) })")
+            for width in 0...exact {
+                let cut = DisplayWidth.truncate(text, toWidth: width)
+                #expect(DisplayWidth.of(cut) <= width)
+                #expect(cut == text || text.hasPrefix(cut.dropLast()))
+            }
+        }
+    }
+
+    @Test("a CR LF pair is never cut in two")
+    func crlfKeptWhole() {
+        #expect(DisplayWidth.truncate("ab\r\ncd", toWidth: 3) == "ab\r\n…")
+    }
+
     @Test("control characters become single spaces, runs collapse, ESC is gone")
     func singleLine() {
         #expect(DisplayWidth.singleLine("a\nb") == "a b")

@@ -101,7 +101,7 @@ struct MigratorTests {
         }
         #expect(error == SchemaVersionError(databaseVersion: 7, supportedVersion: Schema.latestVersion))
         #expect(error?.description
-            == "database schema version 7 is newer than this intrapush understands (1); upgrade intrapush")
+            == "database schema version 7 is newer than this intrapush understands (\(Schema.latestVersion)); upgrade intrapush")
         let connection = try SQLiteConnection(path: directory.file(), mode: .readOnly)
         #expect(try connection.userVersion() == 7)
         #expect(try connection.column("SELECT name FROM sqlite_schema") == [])
