@@ -64,3 +64,32 @@ extension Integration {
         }
     }
 }
+
+extension Integration.CLIExitTests {
+    /// export: every row oldest first; JSON Lines with the contract's keys, CSV with a header and
+    /// RFC 4180 quoting.
+    @Test("export as JSON Lines and as CSV")
+    func export() async throws {
+        let directory = try TestDirectory()
+        let path = directory.file("export.sqlite3")
+        let store = try NotificationStore(path: path)
+        _ = try store.store([
+            Push(payload: .text("first, \"quoted\"\nline"), messageID: nil, title: nil, body: nil, receivedAt: 1_763_773_323_456),
+            Push(payload: .text(#"{"title":"二"}"#), messageID: "e-2", title: "二", body: nil, receivedAt: 1_763_773_324_000),
+        ], liveState: nil)
+        let json = try await runCLI(["export", "--format", "json", "--database", path], directory: directory)
+        #expect(json.status == 0)
+        #expect(json.stdout == #"""
+            {"id":1,"message_id":null,"received_at":"2025-11-22T01:02:03.456Z","title":null,"body":null,"payload":"first, \"quoted\"\nline","read_at":null}
+            {"id":2,"message_id":"e-2","received_at":"2025-11-22T01:02:04.000Z","title":"二","body":null,"payload":"{\"title\":\"二\"}","read_at":null}
+
+            """#)
+        let csv = try await runCLI(["export", "--format", "csv", "--database", path], directory: directory)
+        #expect(csv.stdout == "id,message_id,received_at,title,body,payload,read_at\r\n"
+            + "1,,2025-11-22T01:02:03.456Z,,,\"first, \"\"quoted\"\"\nline\",\r\n"
+            + "2,e-2,2025-11-22T01:02:04.000Z,二,,\"{\"\"title\"\":\"\"二\"\"}\",\r\n")
+        let since = try await runCLI(["export", "--format", "json", "--since", "2025-11-22T01:02:04Z", "--database", path], directory: directory)
+        #expect(since.lines.count == 1)
+        #expect(try await runCLI(["export", "--format", "xml", "--database", path], directory: directory).status == 2)
+    }
+}

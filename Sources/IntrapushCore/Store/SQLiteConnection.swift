@@ -71,17 +71,25 @@ public final class SQLiteConnection {
     ///
     /// - Parameter persistent: a hint that the statement will be kept and reused for a long time.
     public func prepare(_ sql: String, persistent: Bool = false) throws -> Statement {
-        var handle: OpaquePointer?
-        var tail: UnsafePointer<CChar>?
         let flags = persistent ? UInt32(SQLITE_PREPARE_PERSISTENT) : 0
-        guard sqlite3_prepare_v3(db, sql, -1, flags, &handle, &tail) == SQLITE_OK else {
+        // The tail points into the C string, which lives only inside withCString.
+        let (code, handle, hasTail) = sql.withCString { text -> (Int32, OpaquePointer?, Bool) in
+            var handle: OpaquePointer?
+            var tail: UnsafePointer<CChar>?
+            let code = sqlite3_prepare_v3(db, text, -1, flags, &handle, &tail)
+            let hasTail = tail.map { tail in
+                String(cString: tail).contains { !$0.isWhitespace }
+            } ?? false
+            return (code, handle, hasTail)
+        }
+        guard code == SQLITE_OK else {
             throw DatabaseError(connection: db, sql: sql)
         }
         guard let handle else {
             throw DatabaseError(extendedResultCode: SQLITE_MISUSE, message: "no SQL statement to prepare", sql: sql)
         }
         let statement = Statement(handle: handle, db: db, sql: sql)
-        if let tail, tail.pointee != 0, !String(cString: tail).allSatisfy(\.isWhitespace) {
+        if hasTail {
             throw DatabaseError(extendedResultCode: SQLITE_MISUSE, message: "prepare takes a single statement", sql: sql)
         }
         return statement
