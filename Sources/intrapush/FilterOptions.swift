@@ -24,6 +24,9 @@ struct FilterOptions: ParsableArguments {
     func validate() throws {
         _ = try query()
         if grep?.isEmpty == true { throw ValidationError("--grep needs some text to look for.") }
+        if let grep, grep.utf8.count > 1024 {
+            throw ValidationError("--grep takes at most 1,024 bytes of text (was \(grep.utf8.count)).")
+        }
     }
 
     func query(limit: Int? = nil, order: NotificationQuery.Order = .newestFirst) throws -> NotificationQuery {

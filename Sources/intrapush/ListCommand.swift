@@ -48,14 +48,28 @@ struct ListCommand: ParsableCommand {
             }
             return
         }
-        let records = try querying(reader) { try reader.records(query) }
-        // Like ls on an empty directory: nothing to show prints nothing, not a lone header.
-        guard !records.isEmpty else { return }
         let environment = ProcessEnvironment.current
         let formatter = NotificationFormatter(
             now: WallClock.nowMilliseconds(),
             width: Terminal.width(of: 1, environment: environment),
             useColor: Terminal.usesColor(1, environment: environment))
-        for line in formatter.tableLines(records) { output.write(line + "\n") }
+        // The table is laid out a screenful of rows at a time, so that `--limit 0` over a million
+        // rows streams in bounded memory; an empty result prints nothing, like ls.
+        var chunk: [NotificationRecord] = []
+        var isFirstChunk = true
+        func printChunk() {
+            guard !chunk.isEmpty else { return }
+            let lines = formatter.tableLines(chunk)
+            for line in lines.dropFirst(isFirstChunk ? 0 : 1) { output.write(line + "\n") }
+            isFirstChunk = false
+            chunk.removeAll(keepingCapacity: true)
+        }
+        try querying(reader) {
+            try reader.forEach(query) { record in
+                chunk.append(record)
+                if chunk.count == 1000 { printChunk() }
+            }
+        }
+        printChunk()
     }
 }

@@ -1,3 +1,7 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// Read-only access to the daemon's database for the CLI.
 ///
 /// Opens the file with `SQLITE_OPEN_READONLY`: a WAL reader never blocks the daemon's writes, and
@@ -14,10 +18,26 @@ public final class NotificationReader {
     ///   daemon has created the tables yet.
     public init(path: String, busyTimeout: Duration = .milliseconds(2000)) throws {
         self.path = path
-        connection = try SQLiteConnection(path: path, mode: .readOnly, busyTimeout: busyTimeout)
-        let version = try Schema.migrator.checkVersion(of: connection)
+        var connection = try SQLiteConnection(path: path, mode: .readOnly, busyTimeout: busyTimeout)
+        var version: Int
+        do {
+            version = try Schema.migrator.checkVersion(of: connection)
+        } catch let error as DatabaseError where (error.isReadOnly || error.isCannotOpen) && Self.isIdle(path) {
+            // A WAL reader needs the -shm file, and creating it needs write access to the
+            // directory, which a member of the intrapush group lacks once the daemon has stopped
+            // and removed its -wal and -shm. Then every commit is in the main file and no one
+            // writes it: reading it as immutable is exact.
+            connection = try SQLiteConnection(path: path, mode: .readOnlyImmutable, busyTimeout: busyTimeout)
+            version = try Schema.migrator.checkVersion(of: connection)
+        }
+        self.connection = connection
         guard version >= 1 else { throw UninitializedDatabaseError(path: path) }
         try connection.registerFunctions()
+    }
+
+    /// No `-wal` file: no writer has the database open, and the main file holds every commit.
+    private static func isIdle(_ path: String) -> Bool {
+        access(path + "-wal", F_OK) != 0 && errno == ENOENT
     }
 
     private var isMapped = false

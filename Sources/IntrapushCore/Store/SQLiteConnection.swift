@@ -23,6 +23,9 @@ public final class SQLiteConnection {
         case readWrite
         /// Read only; the file must exist.
         case readOnly
+        /// Read only, promising SQLite that no one writes the file meanwhile (`immutable=1`): no
+        /// locks and no `-shm`, so it works in a directory the reader cannot write to.
+        case readOnlyImmutable
     }
 
     /// The path the connection was opened with.
@@ -42,10 +45,15 @@ public final class SQLiteConnection {
         switch mode {
         case .readWriteCreate: flags |= SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE
         case .readWrite: flags |= SQLITE_OPEN_READWRITE
-        case .readOnly: flags |= SQLITE_OPEN_READONLY
+        case .readOnly, .readOnlyImmutable: flags |= SQLITE_OPEN_READONLY
+        }
+        var name = path
+        if mode == .readOnlyImmutable {
+            flags |= SQLITE_OPEN_URI
+            name = "file:" + SQLiteConnection.uriEscaped(path) + "?immutable=1"
         }
         var handle: OpaquePointer?
-        let code = sqlite3_open_v2(path, &handle, flags, nil)
+        let code = sqlite3_open_v2(name, &handle, flags, nil)
         guard code == SQLITE_OK, let handle else {
             throw SQLiteConnection.openError(code: code, handle: handle, path: path)
         }
@@ -142,6 +150,21 @@ public final class SQLiteConnection {
     public func text(_ sql: String) throws -> String? {
         let statement = try prepare(sql)
         return try statement.step() ? statement.string(at: 0) : nil
+    }
+
+    /// A path as a URI path: the characters URIs give a meaning to, percent-encoded.
+    private static func uriEscaped(_ path: String) -> String {
+        var escaped = ""
+        for byte in path.utf8 {
+            switch byte {
+            case UInt8(ascii: "%"), UInt8(ascii: "?"), UInt8(ascii: "#"), 0..<0x20, 0x7F...:
+                let hex = String(byte, radix: 16, uppercase: true)
+                escaped += "%" + (hex.count == 1 ? "0" + hex : hex)
+            default:
+                escaped.unicodeScalars.append(Unicode.Scalar(byte))
+            }
+        }
+        return escaped
     }
 
     private func setBusyTimeout(_ timeout: Duration) throws {
