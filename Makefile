@@ -14,6 +14,8 @@ SUDO       := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 # The one place the version lives is the top entry of the Debian changelog.
 VERSION    := $(shell head -n1 packaging/debian/changelog | cut -d' ' -f2 | tr -d '()')
+# Without the Debian revision (0.1.0-1 -> 0.1.0), for the man pages.
+UPSTREAM_VERSION := $(firstword $(subst -, ,$(VERSION)))
 ARCH       := $(shell dpkg --print-architecture 2>/dev/null || uname -m)
 
 # System packages the build links against, and those the package test uses (Debian names).
@@ -98,7 +100,7 @@ install: $(INSTALLED_BINARIES)
 	[ -e $(DESTDIR)$(CONFDIR)/intrapush.conf ] || install -m 0644 config/intrapush.conf $(DESTDIR)$(CONFDIR)/intrapush.conf
 	for page in packaging/man/*.[158]; do \
 	  name=$${page##*/}; \
-	  sed 's/@VERSION@/$(VERSION)/' $$page | gzip -9n >$(DESTDIR)$(MANDIR)/man$${name##*.}/$$name.gz && \
+	  sed 's/@VERSION@/$(UPSTREAM_VERSION)/' $$page | gzip -9n >$(DESTDIR)$(MANDIR)/man$${name##*.}/$$name.gz && \
 	  chmod 0644 $(DESTDIR)$(MANDIR)/man$${name##*.}/$$name.gz || exit 1; \
 	done
 	$(RELEASE_DIR)/intrapush --generate-completion-script bash >$(DESTDIR)$(BASHCOMPDIR)/intrapush

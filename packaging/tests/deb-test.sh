@@ -103,7 +103,7 @@ check "fish completion completes intrapush" grep -qE "complete -c '?intrapush'?"
 check "changelog.Debian.gz is gzip" gzip -t "$root/usr/share/doc/intrapush/changelog.Debian.gz"
 for page in man1/intrapush.1 man5/intrapush.conf.5 man8/intrapushd.8; do
     text=$(zcat "$root/usr/share/man/$page.gz")
-    check "$page carries the version, not @VERSION@" bash -c '! grep -q @VERSION@ <<<"$1" && grep -q "intrapush $2" <<<"$1"' _ "$text" "$version"
+    check "$page carries the version, not @VERSION@" bash -c '! grep -q @VERSION@ <<<"$1" && grep -q "intrapush $2\"" <<<"$1"' _ "$text" "${version%-*}"
     warnings=$(LC_ALL=C.UTF-8 groff -man -Tutf8 -ww -z <<<"$text" 2>&1)
     check "$page renders without groff warnings" test -z "$warnings"
 done
