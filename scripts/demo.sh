@@ -2,9 +2,9 @@
 # intrapush demo: the reference server and the daemon on loopback, three pushes end to end.
 #
 # Builds what is missing, starts intrapush-devserver on a free port with a random token, starts
-# intrapushd against it, pushes three notifications, shows what was stored and what the server
-# saw, then stops both with SIGTERM. Everything lives in one temporary directory, removed on any
-# exit, together with every process the script started.
+# intrapushd against it, pushes three notifications, shows them with `intrapush list`, `show` and
+# `status` and what the server saw, then stops both with SIGTERM. Everything lives in one
+# temporary directory, removed on any exit, together with every process the script started.
 set -euo pipefail
 
 cd "$(dirname "$0")/.."
@@ -69,12 +69,12 @@ is_connected() { (($(stat connections_open "$(stats)") >= 1)); }
 all_acknowledged() { (($(stat acked "$(stats)") >= 3)); }
 heartbeat_seen() { (($(stat heartbeats "$(stats)") >= 1)); }
 
-step "building intrapushd and intrapush-devserver (swift build)"
-"$swift" build --product intrapush-devserver
-"$swift" build --product intrapushd
+step "building intrapushd, intrapush and intrapush-devserver (swift build)"
+"$swift" build
 bin=$("$swift" build --show-bin-path)
 devserver=$bin/intrapush-devserver
 daemon=$bin/intrapushd
+cli=$bin/intrapush
 
 # The demo must not pick up an operator's overrides or a systemd context from the caller.
 while read -r variable; do unset "$variable"; done < <(compgen -e | grep '^INTRAPUSH_' || true)
@@ -131,19 +131,17 @@ step "pushing 3 notifications"
 await "$ack_bound" "3 acknowledgements" all_acknowledged
 echo "all 3 acknowledged"
 
-step "what arrived"
-if command -v sqlite3 >/dev/null; then
-    sqlite3 -header -column "$workdir/notifications.sqlite3" \
-        'SELECT id, message_id, title, body FROM notifications ORDER BY id;'
-    echo
-    sqlite3 -header -column "$workdir/notifications.sqlite3" \
-        'SELECT state, server, received_total, stored_total FROM daemon_state;'
-else
-    echo "(install sqlite3 to see the rows: apt-get install sqlite3)"
-fi
-echo
-echo "The companion CLI will show the same with 'intrapush list' and 'intrapush status';"
-echo "it is not written yet."
+step "what arrived: intrapush list --database $workdir/notifications.sqlite3"
+# The CLI finds the database like the daemon does; --database (or INTRAPUSH_DATABASE) names it.
+"$cli" list --database "$workdir/notifications.sqlite3"
+rows=$("$cli" count --database "$workdir/notifications.sqlite3")
+((rows == 3)) || fail "intrapush count says $rows notifications, expected 3"
+
+step "one of them in full: intrapush show 2"
+"$cli" show 2 --database "$workdir/notifications.sqlite3"
+
+step "the daemon's live state: INTRAPUSH_DATABASE=... intrapush status"
+INTRAPUSH_DATABASE="$workdir/notifications.sqlite3" "$cli" status
 
 step "what the server saw (GET /stats)"
 await "$connect_bound" "a heartbeat" heartbeat_seen
@@ -160,6 +158,9 @@ daemon_status=0
 wait "$daemon_pid" || daemon_status=$?
 daemon_pid=""
 echo "intrapushd exited with status $daemon_status"
+echo
+echo "intrapush status, after the stop:"
+"$cli" status --database "$workdir/notifications.sqlite3" | sed 's/^/    /'
 echo "close code the server saw last: $(stat last_close_code "$(stats)")"
 echo "intrapushd's log (the <N> prefix is the journal priority):"
 sed 's/^/    /' "$workdir/intrapushd.log"

@@ -1,0 +1,187 @@
+#!/usr/bin/env bash
+# The package test: inspects a built intrapush .deb, unpacks it into a scratch root and runs the
+# unpacked binaries. Usage: deb-test.sh [PATH.deb]  (without a path: `make deb` first).
+# Every failed check is reported; the exit status is 1 when any failed.
+set -euo pipefail
+
+cd "$(dirname "$0")/../.."
+version=$(sed -n '1s/^intrapush (\([^)]*\)).*/\1/p' packaging/debian/changelog)
+arch=$(dpkg --print-architecture)
+deb=${1:-}
+if [[ -z $deb ]]; then
+    make deb
+    deb=dist/intrapush_${version}_${arch}.deb
+fi
+[[ -f $deb ]] || { echo "deb-test: no package at $deb" >&2; exit 1; }
+
+scratch=$(mktemp -d "${TMPDIR:-/tmp}/intrapush-deb-test.XXXXXX")
+trap 'rm -rf "$scratch"' EXIT
+root=$scratch/root
+failures=0
+
+pass() { printf 'ok    %s\n' "$*"; }
+fail() { printf 'FAIL  %s\n' "$*"; failures=$((failures + 1)); }
+# check DESCRIPTION COMMAND...: passes when the command succeeds.
+check() {
+    local what=$1
+    shift
+    if "$@"; then pass "$what"; else fail "$what"; fi
+}
+
+# --- dpkg-deb --info --------------------------------------------------------------------------
+info=$(dpkg-deb --info "$deb")
+field() { dpkg-deb --field "$deb" "$1"; }
+check "Package is intrapush" test "$(field Package)" = intrapush
+check "Version $version (packaging/debian/changelog)" test "$(field Version)" = "$version"
+check "Architecture $arch" test "$(field Architecture)" = "$arch"
+check "Installed-Size is set" test -n "$(field Installed-Size)"
+depends=$(field Depends)
+echo "      Depends: $depends"
+for package in libc6 libsqlite3-0 libsystemd0; do
+    check "Depends names $package" grep -qE "(^|, )$package( |,|$)" <<<"$depends"
+done
+check "Depends names no Swift runtime" bash -c '! grep -qi swift <<<"$1"' _ "$depends"
+check "Depends lets the user be created (systemd-sysusers | adduser)" \
+    grep -q 'systemd-sysusers | adduser' <<<"$depends"
+for member in control md5sums conffiles postinst prerm postrm; do
+    check "control archive has $member" grep -qE "^ +[0-9]+ bytes, +[0-9]+ lines +\*? *$member( |$)" <<<"$info"
+done
+
+mkdir -p "$scratch/control"
+dpkg-deb --control "$deb" "$scratch/control"
+check "conffiles lists /etc/intrapush/intrapush.conf" grep -qx /etc/intrapush/intrapush.conf "$scratch/control/conffiles"
+for script in postinst prerm postrm; do
+    check "$script is executable" test -x "$scratch/control/$script"
+    check "$script parses (sh -n)" sh -n "$scratch/control/$script"
+done
+check "postinst creates the user with systemd-sysusers" grep -q 'systemd-sysusers /usr/lib/sysusers.d/intrapush.conf' "$scratch/control/postinst"
+check "postinst falls back to adduser --system --group" grep -q 'adduser --system --group' "$scratch/control/postinst"
+check "postrm deletes /var/lib/intrapush only on purge" \
+    bash -c 'sed -n "/^purge)/,/;;/p" "$1" | grep -q "rm -rf /var/lib/intrapush" && [ "$(grep -c "rm -rf /var/lib/intrapush" "$1")" = 1 ]' _ "$scratch/control/postrm"
+
+# --- dpkg-deb --contents ----------------------------------------------------------------------
+contents=$(dpkg-deb --contents "$deb")
+check "every entry is owned by root/root" bash -c '! awk "\$2 != \"root/root\"" <<<"$1" | grep -q .' _ "$contents"
+check "intrapush-devserver is not shipped" bash -c '! grep -q intrapush-devserver <<<"$1"' _ "$contents"
+
+# --- unpacked into a scratch root: files and modes --------------------------------------------
+dpkg-deb -x "$deb" "$root"
+expect_mode() {
+    local mode=$1 path=$2
+    if [[ ! -f $root/$path ]]; then
+        fail "/$path is installed"
+    elif [[ $(stat -c %a "$root/$path") != "$mode" ]]; then
+        fail "/$path has mode $mode (has $(stat -c %a "$root/$path"))"
+    elif [[ ! -s $root/$path ]]; then
+        fail "/$path is not empty"
+    else
+        pass "/$path, mode $mode"
+    fi
+}
+expect_mode 755 usr/sbin/intrapushd
+expect_mode 755 usr/bin/intrapush
+expect_mode 644 usr/lib/systemd/system/intrapush.service
+expect_mode 644 usr/lib/sysusers.d/intrapush.conf
+expect_mode 644 etc/intrapush/intrapush.conf
+expect_mode 644 usr/share/man/man1/intrapush.1.gz
+expect_mode 644 usr/share/man/man5/intrapush.conf.5.gz
+expect_mode 644 usr/share/man/man8/intrapushd.8.gz
+expect_mode 644 usr/share/bash-completion/completions/intrapush
+expect_mode 644 usr/share/zsh/vendor-completions/_intrapush
+expect_mode 644 usr/share/fish/vendor_completions.d/intrapush.fish
+expect_mode 644 usr/share/doc/intrapush/copyright
+expect_mode 644 usr/share/doc/intrapush/changelog.Debian.gz
+
+unit=$root/usr/lib/systemd/system/intrapush.service
+check "the unit starts /usr/sbin/intrapushd" grep -qx 'ExecStart=/usr/sbin/intrapushd' "$unit"
+check "the unit is the one in packaging/" cmp -s "$unit" packaging/intrapush.service
+check "the sysusers entry creates the user intrapush" grep -q '^u intrapush ' "$root/usr/lib/sysusers.d/intrapush.conf"
+check "the configuration is config/intrapush.conf" cmp -s "$root/etc/intrapush/intrapush.conf" config/intrapush.conf
+check "bash completion completes the subcommands" grep -q 'mark-read' "$root/usr/share/bash-completion/completions/intrapush"
+check "zsh completion is a compdef" grep -q '^#compdef intrapush' "$root/usr/share/zsh/vendor-completions/_intrapush"
+check "fish completion completes intrapush" grep -qE "complete -c '?intrapush'?" "$root/usr/share/fish/vendor_completions.d/intrapush.fish"
+check "changelog.Debian.gz is gzip" gzip -t "$root/usr/share/doc/intrapush/changelog.Debian.gz"
+for page in man1/intrapush.1 man5/intrapush.conf.5 man8/intrapushd.8; do
+    text=$(zcat "$root/usr/share/man/$page.gz")
+    check "$page carries the version, not @VERSION@" bash -c '! grep -q @VERSION@ <<<"$1" && grep -q "intrapush $2\"" <<<"$1"' _ "$text" "${version%-*}"
+    warnings=$(LC_ALL=C.UTF-8 groff -man -Tutf8 -ww -z <<<"$text" 2>&1)
+    check "$page renders without groff warnings" test -z "$warnings"
+done
+
+# --- the binaries -----------------------------------------------------------------------------
+for binary in usr/sbin/intrapushd usr/bin/intrapush; do
+    needed=$(readelf -d "$root/$binary" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p' | paste -sd' ' -)
+    echo "      $binary NEEDED: $needed"
+    check "$binary needs no Swift runtime library" \
+        bash -c '! grep -qiE "swift|Foundation|dispatch|BlocksRuntime|icu" <<<"$1"' _ "$needed"
+    check "$binary keeps its build id" bash -c 'readelf -n "$1" | grep -q "Build ID"' _ "$root/$binary"
+    check "$binary is stripped (no .symtab)" bash -c '! readelf -S "$1" | grep -q "\.symtab"' _ "$root/$binary"
+done
+
+# A configuration pointing at the temporary directory, the way an operator writes one.
+mkdir -m 0700 "$scratch/state"
+token="deb-test-$RANDOM$RANDOM"
+(umask 077 && printf '%s\n' "$token" >"$scratch/token")
+cat >"$scratch/intrapush.conf" <<EOF
+host = "127.0.0.1:9"
+org = "acme"
+token_file = "$scratch/token"
+database = "$scratch/state/notifications.sqlite3"
+EOF
+# The binaries must run without the caller's overrides or systemd context.
+clean_env=(env -u CREDENTIALS_DIRECTORY -u STATE_DIRECTORY -u NOTIFY_SOCKET)
+while read -r variable; do clean_env+=(-u "$variable"); done < <(compgen -e | grep '^INTRAPUSH_' || true)
+
+status=0
+output=$("${clean_env[@]}" "$root/usr/sbin/intrapushd" --check-config --config "$scratch/intrapush.conf" 2>&1) || status=$?
+check "intrapushd --check-config exits 0 on a good configuration (was $status)" test "$status" = 0
+check "intrapushd --check-config prints the effective configuration" grep -q 'org = "acme"' <<<"$output"
+check "intrapushd --check-config shows the token as ***, never the token" \
+    bash -c 'grep -q "\*\*\*" <<<"$1" && ! grep -qF "$2" <<<"$1"' _ "$output" "$token"
+check "intrapushd --check-config opened nothing" test ! -e "$scratch/state/notifications.sqlite3"
+
+echo 'heartbeat_intervall = 5' >>"$scratch/intrapush.conf"
+status=0
+output=$("${clean_env[@]}" "$root/usr/sbin/intrapushd" --check-config --config "$scratch/intrapush.conf" 2>&1) || status=$?
+check "intrapushd --check-config exits 78 on an unknown key (was $status)" test "$status" = 78
+check "intrapushd names the unknown key" grep -q heartbeat_intervall <<<"$output"
+
+status=0
+output=$("${clean_env[@]}" "$root/usr/bin/intrapush" --help 2>&1) || status=$?
+check "intrapush --help exits 0 (was $status)" test "$status" = 0
+for command in list show count follow mark-read status export; do
+    check "intrapush --help lists $command" grep -qE "^ +$command( |$)" <<<"$output"
+done
+status=0
+"${clean_env[@]}" "$root/usr/bin/intrapush" count --database "$scratch/state/missing.sqlite3" >/dev/null 2>&1 || status=$?
+check "intrapush exits 66 when the database does not exist (was $status)" test "$status" = 66
+
+# --- the unit, as systemd sees it -------------------------------------------------------------
+if command -v systemd-analyze >/dev/null; then
+    exposure=$(systemd-analyze security --offline=true "$unit" 2>/dev/null | sed -n 's/.*Overall exposure level for .*: \([0-9.]*\).*/\1/p')
+    check "the unit's exposure is at most 1.5 (is ${exposure:-unknown})" \
+        awk -v e="${exposure:-99}" 'BEGIN { exit !(e <= 1.5) }'
+    # verify resolves ExecStart=, ExecReload= and the units the unit pulls in under --root: the
+    # unpacked package plus the host's units and kill(1), in a copy of the scratch root.
+    verify_root=$scratch/verify-root
+    cp -a "$root" "$verify_root"
+    cp -rn /usr/lib/systemd/system/. "$verify_root/usr/lib/systemd/system/"
+    mkdir -p "$verify_root/tmp" "$verify_root/usr/bin"
+    ln -s usr/bin "$verify_root/bin"
+    cp "$(type -P kill)" "$verify_root/usr/bin/kill"
+    status=0
+    # The man pages of Documentation= are looked up with man(1), here in the unpacked package.
+    output=$(MANPATH=$root/usr/share/man systemd-analyze verify --root="$verify_root" --man=yes \
+        /usr/lib/systemd/system/intrapush.service 2>&1) || status=$?
+    check "systemd-analyze verify is clean (status $status)" test -z "$output" -a "$status" = 0
+    [[ -z $output ]] || printf '      %s\n' "$output"
+else
+    echo "skip  systemd-analyze is not installed: exposure and verify not checked"
+fi
+
+echo
+if ((failures > 0)); then
+    echo "deb-test: $failures check(s) failed for $deb"
+    exit 1
+fi
+echo "deb-test: every check passed for $deb ($(stat -c %s "$deb") bytes)"
