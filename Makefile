@@ -5,6 +5,7 @@
 #   make demo          server and daemon on loopback, a few pushes, the CLI shows them
 #   make install       PREFIX=/usr DESTDIR= ; binaries, unit, sysusers, config, man pages, completions
 #   make deb           dist/intrapush_VERSION_ARCH.deb
+#   make bench-cli     the CLI's speed on a generated 1,000,000-row database (ROWS=…)
 
 PREFIX     ?= /usr
 DESTDIR    ?=
@@ -39,7 +40,7 @@ CONFDIR     := $(SYSCONFDIR)/intrapush
 DEB        := dist/intrapush_$(VERSION)_$(ARCH).deb
 DEB_STAGE  := .build/deb-root
 
-.PHONY: all release debug deps test-deps test swift-test deb-test demo install deb clean
+.PHONY: all release debug deps test-deps test swift-test deb-test demo install deb clean bench-cli
 
 all: release
 
@@ -78,6 +79,10 @@ swift-test: deps
 
 deb-test: deb
 	packaging/tests/deb-test.sh $(DEB)
+
+# The CLI's speed on a generated database of ROWS notifications (default 1,000,000); prints figures.
+bench-cli: release
+	python3 scripts/bench_cli.py $(ROWS)
 
 demo: deps
 	./scripts/demo.sh
