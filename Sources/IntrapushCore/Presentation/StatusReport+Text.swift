@@ -19,7 +19,7 @@ extension StatusReport {
             if let error = state.lastError { field("Last error", TerminalText.sanitized(error)) }
             field("Counters", "\(state.receivedTotal) received, \(state.storedTotal) stored, "
                 + "\(state.duplicateTotal) duplicates, \(state.ackedTotal) acknowledged, "
-                + "\(state.connectionsTotal) connections"
+                + "\(state.connectionsTotal) connection\(state.connectionsTotal == 1 ? "" : "s")"
                 + (state.startedAt.map { " since \(describe($0))" } ?? ""))
         }
         field("Database", database.path)
@@ -33,7 +33,8 @@ extension StatusReport {
             guard let state else {
                 return ("intrapushd has not run against this database yet", "33")
             }
-            let updated = describe(state.updatedAt)
+            let updated = "\(Timestamp.local(milliseconds: state.updatedAt)), "
+                + RelativeTime.describe(milliseconds: state.updatedAt, now: now)
             switch liveness {
             case .neverRan:
                 return ("intrapushd has not run against this database yet", "33")
