@@ -53,3 +53,14 @@ func parseTime(_ text: String?, option: String) throws -> Int64? {
     }
     return milliseconds
 }
+
+extension NotificationFormatter {
+    /// Fitted to standard output: its terminal's width (unless `fitting` is off) and colour.
+    static func forStandardOutput(fitting: Bool = true) -> NotificationFormatter {
+        let environment = ProcessEnvironment.current
+        return NotificationFormatter(
+            now: WallClock.nowMilliseconds(),
+            width: fitting ? Terminal.width(of: 1, environment: environment) : nil,
+            useColor: Terminal.usesColor(1, environment: environment))
+    }
+}

@@ -25,21 +25,11 @@ struct ExportCommand: ParsableCommand {
     @Option(help: "json (JSON Lines) or csv.")
     var format: Format
 
-    @Option(help: ArgumentHelp("Only notifications received at or after this time (as for list).", valueName: "time"))
-    var since: String?
-
-    @Option(help: ArgumentHelp("Only notifications received before this time.", valueName: "time"))
-    var until: String?
-
-    func validate() throws {
-        _ = try parseTime(since, option: "--since")
-        _ = try parseTime(until, option: "--until")
-    }
+    @OptionGroup var time: TimeRangeOptions
 
     func run() throws {
-        let query = NotificationQuery(
-            since: try parseTime(since, option: "--since"), until: try parseTime(until, option: "--until"),
-            order: .oldestFirst)
+        let (since, until) = try time.bounds()
+        let query = NotificationQuery(since: since, until: until, order: .oldestFirst)
         let reader = try location.openReader()
         let output = StandardOutput()
         var text = ""

@@ -1,16 +1,9 @@
 import ArgumentParser
 import IntrapushCore
 
-/// The selection shared by list, count and export.
+/// The selection shared by list and count.
 struct FilterOptions: ParsableArguments {
-    @Option(help: ArgumentHelp(
-        "Only notifications received at or after this time.",
-        discussion: "An RFC 3339 time (2026-11-22T08:00:00Z), a date (2026-11-22, local midnight) or an age (30s, 15min, 2h, 7d).",
-        valueName: "time"))
-    var since: String?
-
-    @Option(help: ArgumentHelp("Only notifications received before this time (same forms as --since).", valueName: "time"))
-    var until: String?
+    @OptionGroup var time: TimeRangeOptions
 
     @Flag(help: "Only notifications not marked read.")
     var unread = false
@@ -22,7 +15,6 @@ struct FilterOptions: ParsableArguments {
     var grep: String?
 
     func validate() throws {
-        _ = try query()
         if grep?.isEmpty == true { throw ValidationError("--grep needs some text to look for.") }
         if let grep, grep.utf8.count > 1024 {
             throw ValidationError("--grep takes at most 1,024 bytes of text (was \(grep.utf8.count)).")
@@ -30,9 +22,10 @@ struct FilterOptions: ParsableArguments {
     }
 
     func query(limit: Int? = nil, order: NotificationQuery.Order = .newestFirst) throws -> NotificationQuery {
-        NotificationQuery(
-            since: try parseTime(since, option: "--since"),
-            until: try parseTime(until, option: "--until"),
+        let (since, until) = try time.bounds()
+        return NotificationQuery(
+            since: since,
+            until: until,
             unreadOnly: unread,
             text: grep.map(TextMatch.init),
             limit: limit,

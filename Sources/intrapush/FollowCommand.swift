@@ -32,11 +32,7 @@ struct FollowCommand: ParsableCommand {
     func run() throws {
         let reader = try location.openReader()
         let watcher = DatabaseChangeWatcher(databasePath: reader.path, outputDescriptor: 1)
-        let environment = ProcessEnvironment.current
-        let formatter = NotificationFormatter(
-            now: WallClock.nowMilliseconds(),
-            width: Terminal.width(of: 1, environment: environment),
-            useColor: Terminal.usesColor(1, environment: environment))
+        let formatter = NotificationFormatter.forStandardOutput()
         let output = StandardOutput()
         var text = ""
         _ = try querying(reader) {

@@ -48,11 +48,7 @@ struct ListCommand: ParsableCommand {
             }
             return
         }
-        let environment = ProcessEnvironment.current
-        let formatter = NotificationFormatter(
-            now: WallClock.nowMilliseconds(),
-            width: Terminal.width(of: 1, environment: environment),
-            useColor: Terminal.usesColor(1, environment: environment))
+        let formatter = NotificationFormatter.forStandardOutput()
         // The table is laid out a screenful of rows at a time, so that `--limit 0` over a million
         // rows streams in bounded memory; an empty result prints nothing, like ls.
         var chunk: [NotificationRecord] = []

@@ -49,9 +49,8 @@ struct MarkReadCommand: ParsableCommand {
                 let list = outcome.missing.map(String.init).joined(separator: ", ")
                 throw CommandFailure(.notFound, "no notification with id \(list) in \(path)")
             }
-        } catch let failure as CommandFailure {
-            throw failure
         } catch {
+            // Passes a CommandFailure (the ids not found) through as it is.
             throw CommandFailure.database(error, path: path, writing: true)
         }
     }

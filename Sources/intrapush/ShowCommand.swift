@@ -34,9 +34,7 @@ struct ShowCommand: ParsableCommand {
             output.write(line)
             return
         }
-        let formatter = NotificationFormatter(
-            now: WallClock.nowMilliseconds(), width: nil,
-            useColor: Terminal.usesColor(1, environment: ProcessEnvironment.current))
+        let formatter = NotificationFormatter.forStandardOutput(fitting: false)
         output.write(formatter.detail(record))
     }
 }

@@ -51,33 +51,41 @@ extension Integration {
             _ = daemon
         }
 
+        /// A connected daemon that has stored `push`, and `follow --json --lines 1` on its database
+        /// with that first line read: the line proves follow is watching before the test goes on.
+        private func followingOneStoredPush(
+            _ push: String
+        ) async throws -> (server: DevServerHandle, daemon: DaemonHandle, follow: FollowProcess, firstLine: String?) {
+            let (directory, _, server, daemon) = try await startConnected()
+            _ = try await server.client.push(push)
+            try await server.waitFor("the push stored") { $0.acked == 1 }
+            let follow = try FollowProcess(["--json", "--lines", "1", "--database", daemon.databasePath], directory: directory)
+            // The daemon is returned to keep it running (and its directory) for the test.
+            return (server, daemon, follow, try follow.nextLine())
+        }
+
         /// follow prints a notification the daemon commits while it watches, within the wait.
         @Test("follow prints what the daemon commits while it runs")
         func followSeesNewCommits() async throws {
-            let (directory, _, server, daemon) = try await startConnected()
-            _ = try await server.client.push(#"{"id":"f-1","title":"first"}"#)
-            try await server.waitFor("the first push stored") { $0.acked == 1 }
-            let follow = try FollowProcess(["--json", "--lines", "1", "--database", daemon.databasePath], directory: directory)
-            // The backlog line proves follow is watching before the next push is sent.
-            #expect(try follow.nextLine()?.contains(#""message_id":"f-1""#) == true)
+            let (server, daemon, follow, firstLine) = try await followingOneStoredPush(#"{"id":"f-1","title":"first"}"#)
+            #expect(firstLine?.contains(#""message_id":"f-1""#) == true)
             _ = try await server.client.push(#"{"id":"f-2","title":"second"}"#)
             let line = try #require(try follow.nextLine(timeout: .seconds(5)))
             #expect(line.contains(#""message_id":"f-2""#) && line.contains(#""title":"second""#))
             follow.process.interrupt()
             #expect(try await follow.waitForExit() == 0, "SIGINT ends follow cleanly")
+            _ = daemon
         }
 
         /// `intrapush follow | head -1`: when the reader goes away, follow ends without waiting
         /// for another notification.
         @Test("follow ends when the reader of its pipe closes it")
         func followEndsWithItsReader() async throws {
-            let (directory, _, server, daemon) = try await startConnected()
-            _ = try await server.client.push(#"{"id":"h-1","title":"only"}"#)
-            try await server.waitFor("the push stored") { $0.acked == 1 }
-            let follow = try FollowProcess(["--json", "--lines", "1", "--database", daemon.databasePath], directory: directory)
-            #expect(try follow.nextLine() != nil)
+            let (_, daemon, follow, firstLine) = try await followingOneStoredPush(#"{"id":"h-1","title":"only"}"#)
+            #expect(firstLine != nil)
             try follow.closeOutput()
             #expect(try await follow.waitForExit(timeout: .seconds(5)) == 0)
+            _ = daemon
         }
     }
 }

@@ -7,14 +7,7 @@ extension Integration {
     struct LifecycleTests {
         @Test("SIGTERM closes with 1000 and exits 0, telling systemd STOPPING=1")
         func sigtermClosesWith1000() async throws {
-            let directory = try TestDirectory()
-            let token = makeToken()
-            let server = try await DevServerHandle(directory: directory, token: token)
-            let notify = try NotifySocket(directory: directory)
-            let daemon = try DaemonHandle(directory: directory, serverPort: server.port, token: token, environment: ["NOTIFY_SOCKET": notify.path])
-            try await server.waitFor("the daemon to connect") { $0.connectionsOpen == 1 }
-            // The server counts the connection at its 101; the daemon is connected once it has read it.
-            try await notify.waitFor({ $0.hasPrefix("STATUS=connected to") }, "the daemon to say it is connected")
+            let (_, _, server, notify, daemon) = try await startConnectedNotifying()
             daemon.process.signal(SIGTERM)
             #expect(try await daemon.process.waitForExit(timeout: .seconds(5)) == 0)
             let stats = try await server.waitFor("the close to be recorded") { $0.connectionsOpen == 0 }
@@ -59,15 +52,8 @@ extension Integration {
 
         @Test("WATCHDOG_PID naming another process turns the watchdog off")
         func watchdogForAnotherProcess() async throws {
-            let directory = try TestDirectory()
-            let token = makeToken()
-            let notify = try NotifySocket(directory: directory)
-            let server = try await DevServerHandle(directory: directory, token: token)
-            let daemon = try DaemonHandle(
-                directory: directory, serverPort: server.port, token: token,
-                environment: ["NOTIFY_SOCKET": notify.path, "WATCHDOG_USEC": "100000", "WATCHDOG_PID": "1"]
-            )
-            try await server.waitFor("the daemon to connect") { $0.connectionsOpen == 1 }
+            let (_, _, server, notify, daemon) = try await startConnectedNotifying(
+                environment: ["WATCHDOG_USEC": "100000", "WATCHDOG_PID": "1"])
             // Long enough for several 50 ms watchdog periods.
             try await server.waitFor("three heartbeats") { $0.heartbeats >= 3 }
             #expect(!notify.assignments.contains("WATCHDOG=1"))
@@ -76,12 +62,7 @@ extension Integration {
 
         @Test("SIGHUP reloads: RELOADING=1 with MONOTONIC_USEC, READY=1; reconnects only when connection settings changed")
         func reload() async throws {
-            let directory = try TestDirectory()
-            let token = makeToken()
-            let server = try await DevServerHandle(directory: directory, token: token)
-            let notify = try NotifySocket(directory: directory)
-            let daemon = try DaemonHandle(directory: directory, serverPort: server.port, token: token, environment: ["NOTIFY_SOCKET": notify.path])
-            try await server.waitFor("the daemon to connect") { $0.connectionsOpen == 1 }
+            let (_, token, server, notify, daemon) = try await startConnectedNotifying()
             try await notify.waitFor({ $0 == "READY=1" }, "READY=1")
             let readyBefore = notify.assignments.filter { $0 == "READY=1" }.count
 

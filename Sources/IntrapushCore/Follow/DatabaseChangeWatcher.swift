@@ -26,6 +26,8 @@ public final class DatabaseChangeWatcher {
     private let watchedNames: Set<String>
     private let stopSignals: StopSignalPipe
     private let outputDescriptor: Int32
+    /// Room for 64 events with their names, reused by every wake.
+    private var eventBuffer = [UInt8](repeating: 0, count: 64 * (MemoryLayout<inotify_event>.size + 256))
     /// Used when inotify could not be set up.
     static let fallbackInterval: Int32 = 250
 
@@ -77,12 +79,11 @@ public final class DatabaseChangeWatcher {
     /// Reads every pending event; `true` when one concerns the database or its WAL.
     private func drainEvents() -> Bool {
         let eventSize = MemoryLayout<inotify_event>.size
-        var buffer = [UInt8](repeating: 0, count: 64 * (eventSize + 256))
         var relevant = false
         while true {
-            let count = buffer.withUnsafeMutableBytes { read(inotify, $0.baseAddress, $0.count) }
+            let count = eventBuffer.withUnsafeMutableBytes { read(inotify, $0.baseAddress, $0.count) }
             guard count > 0 else { return relevant }
-            buffer.withUnsafeBytes { bytes in
+            eventBuffer.withUnsafeBytes { bytes in
                 var offset = 0
                 while offset + eventSize <= count {
                     let nameLength = Int(bytes.loadUnaligned(fromByteOffset: offset + 12, as: UInt32.self))

@@ -34,6 +34,8 @@ public struct Follower {
         if backlog > 0 {
             let newest = try reader.records(NotificationQuery(limit: backlog, order: .newestFirstReversed))
             guard emit(newest) else { return .outputClosed }
+            // A row committed between the two reads is in the backlog already: not again.
+            lastID = max(lastID, newest.last?.id ?? 0)
         }
         var pendingRechecks = ArraySlice<Int32>()
         while true {

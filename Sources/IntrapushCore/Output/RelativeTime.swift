@@ -19,4 +19,9 @@ public enum RelativeTime {
             }
         return elapsed > 0 ? String(count) + unit + " ago" : "in " + String(count) + unit
     }
+
+    /// The local time and how long ago: "2026-11-22 09:02:03 (3 min ago)".
+    public static func withLocalTime(milliseconds: Int64, now: Int64) -> String {
+        "\(Timestamp.local(milliseconds: milliseconds)) (\(describe(milliseconds: milliseconds, now: now)))"
+    }
 }

@@ -58,8 +58,8 @@ public struct NotificationFormatter: Sendable {
         var lines: [(String, String)] = [
             ("ID", String(record.id)),
             ("Message ID", record.messageID ?? "(none)"),
-            ("Received", describe(record.receivedAt)),
-            ("Read", record.readAt.map(describe) ?? "no"),
+            ("Received", RelativeTime.withLocalTime(milliseconds: record.receivedAt, now: now)),
+            ("Read", record.readAt.map { RelativeTime.withLocalTime(milliseconds: $0, now: now) } ?? "no"),
         ]
         if let title = record.title { lines.append(("Title", title)) }
         if let body = record.body { lines.append(("Body", body)) }
@@ -72,11 +72,6 @@ public struct NotificationFormatter: Sendable {
         text += TerminalText.sanitized(record.payload)
         if !record.payload.hasSuffix("\n") { text += "\n" }
         return text
-    }
-
-    /// "2026-11-22 09:02:03 (3 min ago)"
-    func describe(_ milliseconds: Int64) -> String {
-        "\(Timestamp.local(milliseconds: milliseconds)) (\(RelativeTime.describe(milliseconds: milliseconds, now: now)))"
     }
 
     /// The body, or for a push that is not a JSON object with a title or body, its payload.

@@ -30,15 +30,13 @@ extension StatusReport {
 
     func headline(useColor: Bool) -> String {
         let (text, color): (String, String) = {
-            guard let state else {
+            guard let state, liveness != .neverRan else {
                 return ("intrapushd has not run against this database yet", "33")
             }
             let updated = "\(Timestamp.local(milliseconds: state.updatedAt)), "
                 + RelativeTime.describe(milliseconds: state.updatedAt, now: now)
             switch liveness {
-            case .neverRan:
-                return ("intrapushd has not run against this database yet", "33")
-            case .notRunning:
+            case .notRunning, .neverRan:  // .neverRan comes only without a state, answered above
                 if state.state == .stopped { return ("intrapushd is not running (stopped \(updated))", "33") }
                 return ("intrapushd is not running (last state \"\(state.state)\" at \(updated); it did not stop cleanly)", "31")
             case .unresponsive:
@@ -63,7 +61,7 @@ extension StatusReport {
     }
 
     func describe(_ milliseconds: Int64) -> String {
-        "\(Timestamp.local(milliseconds: milliseconds)) (\(RelativeTime.describe(milliseconds: milliseconds, now: now)))"
+        RelativeTime.withLocalTime(milliseconds: milliseconds, now: now)
     }
 
     static func formatBytes(_ bytes: Int64) -> String {

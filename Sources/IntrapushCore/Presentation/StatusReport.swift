@@ -39,11 +39,12 @@ public struct StatusReport: Sendable {
         isProcessRunning: (Int32) -> Bool = StatusReport.isIntrapushdRunning
     ) throws -> StatusReport {
         let state = try reader.liveState()
+        let total = try reader.count(NotificationQuery())
         let figures = DatabaseFigures(
             path: reader.path,
             sizeBytes: fileSize(reader.path) + fileSize(reader.path + "-wal"),
-            notifications: try reader.count(NotificationQuery()),
-            unread: try reader.countUnread()
+            notifications: total,
+            unread: try reader.countUnread(ofTotal: total)
         )
         return StatusReport(
             state: state,

@@ -27,26 +27,22 @@ public final class NotificationMarker {
 
     /// Sets `read_at = now` on each of `ids` that is unread.
     public func markRead(ids: [Int64], at now: Int64) throws -> Outcome {
-        let exists = try connection.prepare("SELECT read_at IS NOT NULL FROM notifications WHERE id = ?")
         let update = try connection.prepare("UPDATE notifications SET read_at = ? WHERE id = ? AND read_at IS NULL")
+        let exists = try connection.prepare("SELECT 1 FROM notifications WHERE id = ?")
         return try connection.transaction {
             var outcome = Outcome(marked: 0, alreadyRead: 0, missing: [])
             for id in ids {
-                defer { exists.reset() }
-                try exists.bind(id, at: 1)
-                guard try exists.step() else {
-                    outcome.missing.append(id)
-                    continue
-                }
-                if exists.int64(at: 0) != 0 {
-                    outcome.alreadyRead += 1
-                    continue
-                }
-                defer { update.reset() }
+                defer { update.reset(); exists.reset() }
                 try update.bind(now, at: 1)
                 try update.bind(id, at: 2)
                 try update.step()
-                outcome.marked += connection.changes
+                if connection.changes == 1 {
+                    outcome.marked += 1
+                    continue
+                }
+                // Nothing changed: the id is missing, or it was read already.
+                try exists.bind(id, at: 1)
+                if try exists.step() { outcome.alreadyRead += 1 } else { outcome.missing.append(id) }
             }
             return outcome
         }

@@ -19,7 +19,7 @@ public struct NotificationQuery: Sendable, Equatable {
     /// At most this many; `nil` for all.
     public var limit: Int?
     public var order: Order
-    /// Only these ids: one worker's share of a parallel scan.
+    /// Only these ids: a parallel worker's share, `show`'s one id, the ids after `follow`'s last.
     var idRange: ClosedRange<Int64>?
 
     public init(

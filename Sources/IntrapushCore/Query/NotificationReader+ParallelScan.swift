@@ -36,13 +36,15 @@ extension NotificationReader {
 
     /// The id ranges to hand out, newest first; `nil` when one connection should do it all.
     private func parallelParts(_ query: NotificationQuery) throws -> [ClosedRange<Int64>]? {
-        // A worker's share is already a part.
+        // Bounded by id already (a worker's share, show, follow): run as it is.
         guard query.idRange == nil else { return nil }
         let cores = Int64(min(max(sysconf(Int32(_SC_NPROCESSORS_ONLN)), 1), 8))
-        let lowest = try integer("SELECT coalesce(min(id), 0) FROM notifications")
-        let highest = try integer("SELECT coalesce(max(id), 0) FROM notifications")
+        guard cores > 1 else { return nil }
+        let bounds = try connection.prepare("SELECT coalesce(min(id), 0), coalesce(max(id), 0) FROM notifications")
+        try bounds.step()
+        let (lowest, highest) = (bounds.int64(at: 0), bounds.int64(at: 1))
         let span = highest - lowest + 1
-        guard cores > 1, span >= parallelScanThreshold else { return nil }
+        guard span >= parallelScanThreshold else { return nil }
         let size = (span + cores - 1) / cores
         return stride(from: highest, through: lowest, by: Int64.Stride(-size)).map { (top: Int64) in
             max(lowest, top - size + 1)...top

@@ -70,7 +70,6 @@ public final class NotificationReader {
     }
 
     public func records(_ query: NotificationQuery) throws -> [NotificationRecord] {
-        if let records = try parallelRecords(query) { return records }
         var records: [NotificationRecord] = []
         try forEach(query) { records.append($0) }
         return records
@@ -91,8 +90,10 @@ public final class NotificationReader {
     /// unread sets: `count(*)` of the whole table is cheap (SQLite counts b-tree cells without
     /// reading rows), so when few are unread they are counted, and when few are read,
     /// unread = all − read. A million unread rows cost ~40 ms to count directly.
-    public func countUnread() throws -> Int64 {
-        let total = try integer("SELECT count(*) FROM notifications")
+    ///
+    /// - Parameter total: the number of rows, when the caller has counted them already.
+    public func countUnread(ofTotal total: Int64? = nil) throws -> Int64 {
+        let total = try total ?? integer("SELECT count(*) FROM notifications")
         let half = total / 2
         let read = try integer(
             "SELECT count(*) FROM (SELECT 1 FROM notifications WHERE read_at IS NOT NULL LIMIT ?)", [.integer(half + 1)])
@@ -102,21 +103,17 @@ public final class NotificationReader {
 
     /// The notification with this local id, `nil` when there is none.
     public func notification(id: Int64) throws -> NotificationRecord? {
-        let statement = try connection.prepare(
-            "SELECT \(NotificationRecord.selectColumns) FROM notifications WHERE id = ?")
-        try statement.bind(id, at: 1)
-        return try statement.step() ? NotificationRecord(row: statement) : nil
+        var query = NotificationQuery()
+        query.idRange = id...id
+        return try records(query).first
     }
 
     /// Notifications stored after `id`, oldest first, at most `limit`: what `follow` prints next.
     public func notifications(after id: Int64, limit: Int = 1000) throws -> [NotificationRecord] {
-        let statement = try connection.prepare(
-            "SELECT \(NotificationRecord.selectColumns) FROM notifications WHERE id > ? ORDER BY id LIMIT ?")
-        try statement.bind(id, at: 1)
-        try statement.bind(Int64(limit), at: 2)
-        var records: [NotificationRecord] = []
-        while try statement.step() { records.append(NotificationRecord(row: statement)) }
-        return records
+        guard id < .max else { return [] }
+        var query = NotificationQuery(limit: limit, order: .oldestFirst)
+        query.idRange = (id + 1)...Int64.max
+        return try records(query)
     }
 
     /// The highest id stored, 0 when the table is empty.

@@ -66,14 +66,10 @@ final class FollowProcess: @unchecked Sendable {
     }
 
     func waitForExit(timeout: Duration = .seconds(10)) async throws -> Int32 {
-        try await eventually(timeout: timeout, interval: .milliseconds(5), "follow to exit") { !process.isRunning }
-        return process.terminationReason == .uncaughtSignal ? 128 + process.terminationStatus : process.terminationStatus
+        try await process.exitStatus(within: timeout)
     }
 
     deinit {
-        if process.isRunning {
-            kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
-        }
+        process.killIfRunning()
     }
 }

@@ -7,9 +7,10 @@ func startConnected(
     extra: [String: String] = [:],
     environment: [String: String] = [:],
     serverArguments: [String] = [],
-    verifyingDatabase: Bool = false
+    verifyingDatabase: Bool = false,
+    in existing: TestDirectory? = nil
 ) async throws -> (directory: TestDirectory, token: String, server: DevServerHandle, daemon: DaemonHandle) {
-    let directory = try TestDirectory()
+    let directory = try existing ?? TestDirectory()
     let token = makeToken()
     let server = try await DevServerHandle(
         directory: directory, token: token,
@@ -25,4 +26,15 @@ func startConnected(
         (try? DatabaseReader(path: daemon.databasePath).liveState()?.state) == .connected
     }
     return (directory, token, server, daemon)
+}
+
+/// `startConnected` with the daemon reporting to a notify socket (`NOTIFY_SOCKET`) that the test reads.
+func startConnectedNotifying(
+    environment: [String: String] = [:]
+) async throws -> (directory: TestDirectory, token: String, server: DevServerHandle, notify: NotifySocket, daemon: DaemonHandle) {
+    let directory = try TestDirectory()
+    let notify = try NotifySocket(directory: directory)
+    let (_, token, server, daemon) = try await startConnected(
+        environment: environment.merging(["NOTIFY_SOCKET": notify.path]) { $1 }, in: directory)
+    return (directory, token, server, notify, daemon)
 }

@@ -37,14 +37,25 @@ final class ManagedProcess: @unchecked Sendable {
 
     /// Waits for the exit and returns its status (the signal number + 128 when killed).
     func waitForExit(timeout: Duration = .seconds(15)) async throws -> Int32 {
-        try await eventually(timeout: timeout, interval: .milliseconds(5), "process \(pid) to exit") { !process.isRunning }
-        return process.terminationReason == .uncaughtSignal ? 128 + process.terminationStatus : process.terminationStatus
+        try await process.exitStatus(within: timeout)
     }
 
     deinit {
-        if process.isRunning {
-            kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
-        }
+        process.killIfRunning()
+    }
+}
+
+extension Process {
+    /// Waits for the exit and returns its status (the signal number + 128 when killed).
+    func exitStatus(within timeout: Duration) async throws -> Int32 {
+        try await eventually(timeout: timeout, interval: .milliseconds(5), "process \(processIdentifier) to exit") { !isRunning }
+        return terminationReason == .uncaughtSignal ? 128 + terminationStatus : terminationStatus
+    }
+
+    /// SIGKILL and reap, so that no test leaves a process behind.
+    func killIfRunning() {
+        guard isRunning else { return }
+        kill(processIdentifier, SIGKILL)
+        waitUntilExit()
     }
 }

@@ -22,7 +22,6 @@ import Testing
         let fixture = try QueryFixture(count: 5)
         let path = fixture.path
         let received = LockedRecords()
-        let ended = LockedRecords()
         let thread = Thread {
             let reader = try! NotificationReader(path: path)
             let watcher = DatabaseChangeWatcher(databasePath: path, outputDescriptor: -1)
@@ -30,7 +29,7 @@ import Testing
                 received.append(records)
                 return received.count < 5
             }
-            ended.append([NotificationRecord(id: ending == .outputClosed ? 1 : 0, messageID: nil, receivedAt: 0, payload: "", title: nil, body: nil, readAt: nil)])
+            received.end(ending)
         }
         thread.start()
         try await waitUntil { received.count == 2 }
@@ -38,9 +37,9 @@ import Testing
         for index in 1...3 {
             _ = try store.store([.text("new \(index)", id: "n-\(index)")], liveState: nil)
         }
-        try await waitUntil { ended.count == 1 }
+        try await waitUntil { received.ending != nil }
         #expect(received.ids == [4, 5, 6, 7, 8])
-        #expect(ended.ids == [1], "ended because the output closed")
+        #expect(received.ending == .outputClosed)
     }
 
     private func waitUntil(_ condition: () -> Bool) async throws {
@@ -55,7 +54,10 @@ import Testing
 private final class LockedRecords: @unchecked Sendable {
     private let lock = NSLock()
     private var records: [NotificationRecord] = []
+    private var endedWith: Follower.Ending?
     func append(_ more: [NotificationRecord]) { lock.withLock { records += more } }
+    func end(_ ending: Follower.Ending) { lock.withLock { endedWith = ending } }
+    var ending: Follower.Ending? { lock.withLock { endedWith } }
     var count: Int { lock.withLock { records.count } }
     var ids: [Int64] { lock.withLock { records.map(\.id) } }
 }
