@@ -21,6 +21,8 @@ let package = Package(
     targets: [
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         .systemLibrary(name: "CSystemd", pkgConfig: "libsystemd", providers: [.apt(["libsystemd-dev"])]),
+        // glibc's malloc_trim and getrandom (no library to link: libc itself).
+        .systemLibrary(name: "CLinux"),
         .target(name: "CIntrapushSearch", dependencies: ["CSQLite"]),
         .target(
             name: "IntrapushCore",
@@ -28,6 +30,7 @@ let package = Package(
                 "CSQLite",
                 "CIntrapushSearch",
                 "CSystemd",
+                "CLinux",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),

@@ -13,6 +13,7 @@ struct Daemon {
     let reload: @Sendable () throws(ConfigurationError) -> LoadedConfiguration
 
     func run() async throws {
+        HeapPolicy.apply()
         let configuration = loaded.configuration
         let logLevel = LogLevelControl(configuration.logLevel.loggerLevel)
         LoggingSystem.bootstrap { _ in JournalLogHandler(control: logLevel) }

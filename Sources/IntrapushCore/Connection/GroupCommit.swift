@@ -27,8 +27,10 @@ public struct GroupCommit: Sendable {
         guard inFlight == nil, !waiting.isEmpty else { return nil }
         let batch: [Push]
         if waiting.count <= maximumBatchSize {
+            // Hands the storage to the batch: a burst's large buffer is freed with its batch
+            // instead of staying with an idle connection.
             batch = waiting
-            waiting.removeAll(keepingCapacity: true)
+            waiting = []
         } else {
             batch = Array(waiting.prefix(maximumBatchSize))
             waiting.removeFirst(maximumBatchSize)

@@ -6,10 +6,8 @@ extension PushSessionHandler {
         // After our close frame we may not acknowledge, so we do not store either: the server
         // still holds these pushes and delivers them on the next connection.
         guard !isCloseSent, closeReason == nil else { return }
-        let push = settings.decoder.decode(
-            binary: Array(payload.readableBytesView),
-            receivedAt: WallClock.nowMilliseconds()
-        )
+        let receivedAt = WallClock.nowMilliseconds()
+        let push = payload.withUnsafeReadableBytes { settings.decoder.decode(frame: $0, receivedAt: receivedAt) }
         commits.received(push)
         startNextCommit(context: context)
         if !isReadingPaused, commits.waiting.count > Self.pauseReadingAbove {
@@ -75,7 +73,7 @@ extension PushSessionHandler {
 
     /// Client frames must be masked (RFC 6455 §5.3); NIO's encoder applies the key.
     func write(_ opcode: WebSocketOpcode, data: ByteBuffer, context: ChannelHandlerContext) {
-        let frame = WebSocketFrame(fin: true, opcode: opcode, maskKey: .random(), data: data)
+        let frame = WebSocketFrame(fin: true, opcode: opcode, maskKey: maskingKeys.next(), data: data)
         context.write(wrapOutboundOut(frame), promise: nil)
     }
 }

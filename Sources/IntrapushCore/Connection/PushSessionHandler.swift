@@ -38,6 +38,7 @@ final class PushSessionHandler: ChannelInboundHandler, RemovableChannelHandler {
     /// We sent a close frame: no data frame may follow it (RFC 6455 §5.5.1).
     var isCloseSent = false
     var closeTimer: Scheduled<Void>?
+    var maskingKeys = MaskingKeySource()
     private var hasReportedClosed = false
 
     init(settings: SessionSettings, committer: any PushCommitter, events: ConnectionEventSink, logger: Logger) {

@@ -66,6 +66,7 @@ struct SessionLoop {
         switch event {
         case .heartbeatSent(let at):
             persist { $0.lastHeartbeatAt = at }
+            service.storeWorker.releaseMemoryIfUsed()
             // Brings the count up to date after a burst that ended between two renewals.
             setStatus(StatusLine.connected(to: configuration, received: receivedTotal))
         case .batchAcknowledged(let count):

@@ -11,6 +11,8 @@ public final class StoreWorker: PushCommitter, Sendable {
     private let pool: NIOThreadPool
     private let store: NotificationStore
     private let liveState: NIOLockedValueBox<LiveState>
+    /// Whether a batch was committed since the memory was last released.
+    private let hasCommittedSinceRelease = NIOLockedValueBox(false)
     private let logger: Logger
 
     public init(store: NotificationStore, initialState: LiveState, logger: Logger) {
@@ -24,6 +26,7 @@ public final class StoreWorker: PushCommitter, Sendable {
     public func commit(_ pushes: [Push], on eventLoop: any EventLoop) -> EventLoopFuture<[StoreOutcome]> {
         let store = self.store
         let liveState = self.liveState
+        hasCommittedSinceRelease.withLockedValue { $0 = true }
         return pool.runIfActive(eventLoop: eventLoop) {
             let outcomes = try store.store(pushes) { outcomes in
                 // Written in the batch's transaction from a copy; the shared state takes the same
@@ -53,6 +56,17 @@ public final class StoreWorker: PushCommitter, Sendable {
             do { try store.writeLiveState(snapshot) } catch {
                 logger.warning("cannot write the live state", metadata: ["error": "\(error)"])
             }
+        }
+    }
+
+    /// After pushes were stored, queues giving their memory back (called on a heartbeat, so
+    /// an idle daemon shrinks without a timer of its own).
+    public func releaseMemoryIfUsed() {
+        guard hasCommittedSinceRelease.withLockedValue({ used in defer { used = false }; return used }) else { return }
+        let store = self.store
+        pool.submit { poolState in
+            guard case .active = poolState else { return }
+            store.releaseMemory()
         }
     }
 

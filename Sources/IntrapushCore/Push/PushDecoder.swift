@@ -1,9 +1,3 @@
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
-
 /// Turns a frame into a `Push`: the message id from `idField`, the title, and the body
 /// (`body`, else `content`, else `message`) when the payload is a JSON object.
 ///
@@ -11,86 +5,68 @@ import Foundation
 /// object, keeps no id, title or body and is stored exactly as it came. Never throws: a bad
 /// frame must not stop the daemon.
 public struct PushDecoder: Sendable, Equatable {
-    public var idField: String
+    public var idField: String {
+        didSet { wantedKeys[0] = Array(idField.utf8) }
+    }
+    /// `idField`, then the members the title and body come from, in order of preference.
+    private var wantedKeys: [[UInt8]]
 
     public init(idField: String = "id") {
         self.idField = idField
+        self.wantedKeys = [Array(idField.utf8), Array("title".utf8), Array("body".utf8), Array("content".utf8), Array("message".utf8)]
     }
 
     public func decode(text: String, receivedAt: Int64) -> Push {
         var push = Push(payload: .text(text), messageID: nil, title: nil, body: nil, receivedAt: receivedAt)
-        fillFields(of: &push, from: text.utf8)
+        var text = text
+        text.withUTF8 { fillFields(of: &push, from: $0) }
         return push
     }
 
     /// Binary frames are pushes too: text when valid UTF-8, else kept as bytes.
     public func decode(binary bytes: [UInt8], receivedAt: Int64) -> Push {
-        guard let text = String(validating: bytes, as: UTF8.self) else {
-            return Push(payload: .binary(bytes), messageID: nil, title: nil, body: nil, receivedAt: receivedAt)
+        bytes.withUnsafeBytes { decode(frame: $0, receivedAt: receivedAt) }
+    }
+
+    /// A frame's payload as it lies in the receive buffer: copied once, into the push.
+    public func decode(frame bytes: UnsafeRawBufferPointer, receivedAt: Int64) -> Push {
+        let utf8 = bytes.assumingMemoryBound(to: UInt8.self)
+        guard let text = String(validating: utf8, as: UTF8.self) else {
+            return Push(payload: .binary(Array(utf8)), messageID: nil, title: nil, body: nil, receivedAt: receivedAt)
         }
-        // The bytes are already at hand: no second copy of the payload for the JSON scan.
         var push = Push(payload: .text(text), messageID: nil, title: nil, body: nil, receivedAt: receivedAt)
-        fillFields(of: &push, from: bytes)
+        fillFields(of: &push, from: utf8)
         return push
     }
 
-    private func fillFields(of push: inout Push, from utf8: some Collection<UInt8>) {
-        // Only something that starts like an object can be one; skips the decoder for plain text.
-        guard let first = utf8.first(where: { !Self.isJSONWhitespace($0) }), first == UInt8(ascii: "{") else {
-            return
+    private func fillFields(of push: inout Push, from utf8: UnsafeBufferPointer<UInt8>) {
+        // Only something that starts like an object can be one; plain text is not scanned.
+        guard let first = utf8.first(where: { !Self.isJSONWhitespace($0) }), first == UInt8(ascii: "{"),
+            let members = JSONObjectScanner.scalars(of: wantedKeys, in: utf8)
+        else { return }
+        push.messageID = members[0].flatMap(Self.identifier)
+        push.title = members[1].flatMap(Self.text)
+        push.body = members[2].flatMap(Self.text) ?? members[3].flatMap(Self.text) ?? members[4].flatMap(Self.text)
+    }
+
+    /// A string or number member as a message id; numbers as their decimal value.
+    private static func identifier(_ scalar: JSONObjectScanner.Scalar) -> String? {
+        switch scalar {
+        case .string(let value):
+            return value
+        case .number(let text):
+            if let integer = Int64(text) { return String(integer) }
+            if let integer = UInt64(text) { return String(integer) }
+            return Double(text).map { String(describing: $0) }
         }
-        guard let members = try? JSONDecoder().decode([String: JSONMember].self, from: Data(utf8)) else {
-            return
-        }
-        push.messageID = members[idField]?.identifier
-        push.title = members["title"]?.text
-        push.body = members["body"]?.text ?? members["content"]?.text ?? members["message"]?.text
+    }
+
+    private static func text(_ scalar: JSONObjectScanner.Scalar) -> String? {
+        if case .string(let value) = scalar { return value }
+        return nil
     }
 
     private static func isJSONWhitespace(_ byte: UInt8) -> Bool {
         byte == 0x20 || byte == 0x0A || byte == 0x0D || byte == 0x09
-    }
-}
-
-/// One top-level member of a JSON object, reduced to what the store needs.
-private enum JSONMember: Decodable {
-    case string(String)
-    case integer(Int64)
-    case unsignedInteger(UInt64)
-    case number(Double)
-    /// `null`, booleans, arrays and objects: nothing we take.
-    case other
-
-    init(from decoder: any Decoder) throws {
-        let container = try decoder.singleValueContainer()
-        if container.decodeNil() {
-            self = .other
-        } else if let string = try? container.decode(String.self) {
-            self = .string(string)
-        } else if let integer = try? container.decode(Int64.self) {
-            self = .integer(integer)
-        } else if let integer = try? container.decode(UInt64.self) {
-            self = .unsignedInteger(integer)
-        } else if let number = try? container.decode(Double.self) {
-            self = .number(number)
-        } else {
-            self = .other
-        }
-    }
-
-    /// A string or number member as a message id.
-    var identifier: String? {
-        switch self {
-        case .string(let value): return value
-        case .integer(let value): return String(value)
-        case .unsignedInteger(let value): return String(value)
-        case .number(let value): return String(value)
-        case .other: return nil
-        }
-    }
-
-    var text: String? {
-        if case .string(let value) = self { return value }
-        return nil
     }
 }

@@ -1,3 +1,4 @@
+import CLinux
 import CSQLite
 
 /// The daemon's durable store of pushes: one SQLite file in WAL mode with `synchronous=FULL`.
@@ -82,6 +83,13 @@ public final class NotificationStore: @unchecked Sendable {
     /// The live-state row, `nil` when none has been written yet.
     public func readLiveState() throws -> LiveState? {
         try LiveState.read(with: selectLiveState)
+    }
+
+    /// Gives back the memory a burst left behind: SQLite's page cache now, the C heap's free
+    /// pages by `malloc_trim` (freed memory otherwise stays with the process).
+    public func releaseMemory() {
+        connection.releaseMemory()
+        malloc_trim(0)
     }
 
     /// Runs a trivial query against the file; throws when the database no longer answers.

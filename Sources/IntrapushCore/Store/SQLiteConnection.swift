@@ -52,6 +52,7 @@ public final class SQLiteConnection {
             flags |= SQLITE_OPEN_URI
             name = "file:" + SQLiteConnection.uriEscaped(path) + "?immutable=1"
         }
+        _ = SQLiteConnection.libraryConfigured
         var handle: OpaquePointer?
         let code = sqlite3_open_v2(name, &handle, flags, nil)
         guard code == SQLITE_OK, let handle else {
@@ -66,6 +67,22 @@ public final class SQLiteConnection {
     deinit {
         // close_v2 defers the close until statements still alive elsewhere are finalized.
         sqlite3_close_v2(db)
+    }
+
+    /// Runs once, before the first open (a static is initialised lazily and exactly once).
+    private static let libraryConfigured: Void = { _ = intrapush_configure_sqlite() }()
+
+    /// Frees the page cache's unused pages (the pages stay in the file and the OS cache).
+    public func releaseMemory() {
+        sqlite3_db_release_memory(db)
+    }
+
+    /// Bytes the page cache holds now (`SQLITE_DBSTATUS_CACHE_USED`).
+    var pageCacheBytes: Int {
+        var current: Int32 = 0
+        var highest: Int32 = 0
+        sqlite3_db_status(db, SQLITE_DBSTATUS_CACHE_USED, &current, &highest, 0)
+        return Int(current)
     }
 
     /// Runs one or more SQL statements that return no rows of interest.

@@ -1,0 +1,16 @@
+import CLinux
+
+/// How the daemon's C heap behaves, so that an idle daemon after a burst is as small as before.
+public enum HeapPolicy {
+    /// Allocations at least this large get their own mapping, returned to the kernel when freed.
+    ///
+    /// glibc raises its mmap threshold each time such a block is freed, after which batch-sized
+    /// arrays come from the heap and leave it fragmented; a fixed threshold stops that. Receive
+    /// buffers (at most 64 KiB) stay below it, so the hot path makes no extra system calls.
+    public static let mappedAllocationThreshold: Int32 = 256 << 10
+
+    /// Applies the policy; call once at start, before the threads that allocate exist.
+    public static func apply() {
+        _ = mallopt(M_MMAP_THRESHOLD, mappedAllocationThreshold)
+    }
+}

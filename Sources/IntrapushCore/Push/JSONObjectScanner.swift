@@ -1,0 +1,214 @@
+/// Validates a JSON text (RFC 8259) that must be an object and picks out the top-level members
+/// it is asked for, in one pass and without building the document.
+///
+/// This replaces `JSONDecoder` on the push path, where decoding every payload into a dictionary
+/// was most of the event loop's work: nothing but the wanted strings and numbers is materialised.
+/// Nesting deeper than `maximumDepth` makes the text invalid, as it does for `JSONDecoder`.
+struct JSONObjectScanner {
+    /// A top-level member's value, reduced to what the push decoder takes.
+    enum Scalar: Equatable {
+        case string(String)
+        /// A number, as its JSON text.
+        case number(String)
+    }
+
+    static let maximumDepth = 512
+
+    private let bytes: UnsafeBufferPointer<UInt8>
+    private var index = 0
+
+    private init(bytes: UnsafeBufferPointer<UInt8>) {
+        self.bytes = bytes
+    }
+
+    /// The values of `keys` (UTF-8) at the top level of the object in `bytes`, by position in
+    /// `keys`; `nil` for a key that is absent or holds `null`, a boolean, an array or an object.
+    /// When a key occurs twice the last one wins.
+    ///
+    /// - Returns: `nil` when `bytes` is not exactly one JSON object.
+    static func scalars(of keys: [[UInt8]], in bytes: UnsafeBufferPointer<UInt8>) -> [Scalar?]? {
+        var scanner = JSONObjectScanner(bytes: bytes)
+        var found = [Scalar?](repeating: nil, count: keys.count)
+        scanner.skipWhitespace()
+        guard scanner.consume(UInt8(ascii: "{")) else { return nil }
+        scanner.skipWhitespace()
+        if !scanner.consume(UInt8(ascii: "}")) {
+            repeat {
+                scanner.skipWhitespace()
+                guard let key = scanner.scanString() else { return nil }
+                let wanted = keys.firstIndex { key.matches($0, in: bytes) }
+                scanner.skipWhitespace()
+                guard scanner.consume(UInt8(ascii: ":")) else { return nil }
+                scanner.skipWhitespace()
+                if let wanted {
+                    guard let value = scanner.scanMemberValue() else { return nil }
+                    found[wanted] = value
+                } else {
+                    guard scanner.skipValue(depth: 1) else { return nil }
+                }
+                scanner.skipWhitespace()
+            } while scanner.consume(UInt8(ascii: ","))
+            guard scanner.consume(UInt8(ascii: "}")) else { return nil }
+        }
+        scanner.skipWhitespace()
+        return scanner.index == bytes.count ? found : nil
+    }
+
+    // MARK: Values
+
+    /// A wanted member's value: strings and numbers kept, anything else validated and dropped.
+    /// The outer `nil` means invalid JSON.
+    private mutating func scanMemberValue() -> Scalar?? {
+        switch peek() ?? 0 {
+        case UInt8(ascii: "\""):
+            guard let string = scanString() else { return nil }
+            return .some(.string(string.decoded(from: bytes)))
+        case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"):
+            let start = index
+            guard skipNumber() else { return nil }
+            return .some(.number(String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self)))
+        default:
+            return skipValue(depth: 1) ? .some(nil) : nil
+        }
+    }
+
+    /// Skips one value of any kind; `false` when it is not valid JSON.
+    private mutating func skipValue(depth: Int) -> Bool {
+        switch peek() ?? 0 {
+        case UInt8(ascii: "\""):
+            return scanString() != nil
+        case UInt8(ascii: "{"):
+            return skipContainer(closer: UInt8(ascii: "}"), isObject: true, depth: depth)
+        case UInt8(ascii: "["):
+            return skipContainer(closer: UInt8(ascii: "]"), isObject: false, depth: depth)
+        case UInt8(ascii: "t"):
+            return consume(literal: "true")
+        case UInt8(ascii: "f"):
+            return consume(literal: "false")
+        case UInt8(ascii: "n"):
+            return consume(literal: "null")
+        default:
+            return skipNumber()
+        }
+    }
+
+    private mutating func skipContainer(closer: UInt8, isObject: Bool, depth: Int) -> Bool {
+        guard depth < Self.maximumDepth else { return false }
+        index += 1
+        skipWhitespace()
+        if consume(closer) { return true }
+        repeat {
+            skipWhitespace()
+            if isObject {
+                guard scanString() != nil else { return false }
+                skipWhitespace()
+                guard consume(UInt8(ascii: ":")) else { return false }
+                skipWhitespace()
+            }
+            guard skipValue(depth: depth + 1) else { return false }
+            skipWhitespace()
+        } while consume(UInt8(ascii: ","))
+        return consume(closer)
+    }
+
+    /// `-? (0 | [1-9][0-9]*) (. [0-9]+)? ([eE] [+-]? [0-9]+)?`
+    private mutating func skipNumber() -> Bool {
+        _ = consume(UInt8(ascii: "-"))
+        if consume(UInt8(ascii: "0")) {
+            // no further integer digits after a leading zero
+        } else {
+            guard skipDigits() else { return false }
+        }
+        if consume(UInt8(ascii: ".")) {
+            guard skipDigits() else { return false }
+        }
+        if consume(UInt8(ascii: "e")) || consume(UInt8(ascii: "E")) {
+            if !consume(UInt8(ascii: "+")) { _ = consume(UInt8(ascii: "-")) }
+            guard skipDigits() else { return false }
+        }
+        return true
+    }
+
+    /// One or more decimal digits.
+    private mutating func skipDigits() -> Bool {
+        let start = index
+        while let byte = peek(), byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9") { index += 1 }
+        return index > start
+    }
+
+    // MARK: Strings
+
+    /// Validates a string and returns where its content lies; `nil` when invalid.
+    private mutating func scanString() -> JSONStringSpan? {
+        guard consume(UInt8(ascii: "\"")) else { return nil }
+        let start = index
+        var hasEscapes = false
+        while index < bytes.count {
+            let byte = bytes[index]
+            switch byte {
+            case UInt8(ascii: "\""):
+                index += 1
+                return JSONStringSpan(range: start..<(index - 1), hasEscapes: hasEscapes)
+            case UInt8(ascii: "\\"):
+                hasEscapes = true
+                guard skipEscape() else { return nil }
+            case 0..<0x20:
+                return nil  // control characters must be escaped
+            default:
+                index += 1
+            }
+        }
+        return nil
+    }
+
+    private mutating func skipEscape() -> Bool {
+        index += 1
+        guard let escaped = peek() else { return false }
+        index += 1
+        switch escaped {
+        case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"), UInt8(ascii: "b"),
+            UInt8(ascii: "f"), UInt8(ascii: "n"), UInt8(ascii: "r"), UInt8(ascii: "t"):
+            return true
+        case UInt8(ascii: "u"):
+            guard index + 4 <= bytes.count else { return false }
+            for offset in 0..<4 where JSONStringSpan.hexValue(bytes[index + offset]) == nil {
+                return false
+            }
+            index += 4
+            return true
+        default:
+            return false
+        }
+    }
+
+    // MARK: Bytes
+
+    private func peek() -> UInt8? {
+        index < bytes.count ? bytes[index] : nil
+    }
+
+    private mutating func consume(_ byte: UInt8) -> Bool {
+        guard peek() == byte else { return false }
+        index += 1
+        return true
+    }
+
+    private mutating func consume(literal: StaticString) -> Bool {
+        let count = literal.utf8CodeUnitCount
+        guard index + count <= bytes.count else { return false }
+        let literalBytes = UnsafeBufferPointer(start: literal.utf8Start, count: count)
+        for offset in 0..<count where bytes[index + offset] != literalBytes[offset] {
+            return false
+        }
+        index += count
+        return true
+    }
+
+    private mutating func skipWhitespace() {
+        while let byte = peek(),
+            byte == 0x20 || byte == 0x0A || byte == 0x0D || byte == 0x09
+        {
+            index += 1
+        }
+    }
+}
