@@ -74,10 +74,12 @@ debug: deps
 	$(SWIFT) build
 
 # Unit and integration tests (the real binaries against intrapush-devserver on loopback), then
-# the package test, which builds the release binaries and the .deb.
+# the package test, which builds the release binaries and the .deb, then the benchmark once on
+# tiny sizes so that it keeps working (it times nothing against targets).
 test: test-deps
 	$(MAKE) swift-test
 	$(MAKE) deb-test
+	$(MAKE) bench-smoke
 
 swift-test: deps
 	$(SWIFT) build --build-tests

@@ -12,14 +12,40 @@ struct DevServerCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "intrapush-devserver",
         abstract: "A reference push server for intrapush demos and tests (not for production).",
-        subcommands: [Serve.self, Push.self, Burst.self, Stats.self, Control.self],
+        subcommands: [Serve.self, Push.self, Burst.self, Stats.self, Control.self, BenchClientCommand.self],
         defaultSubcommand: Serve.self
     )
 }
 
 extension DevServerCommand {
     struct Serve: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Serve WebSocket clients and the HTTP API.")
+        static let configuration = CommandConfiguration(
+            abstract: "Serve WebSocket clients and the HTTP API.",
+            discussion: """
+                HTTP API:
+                  GET  /connect/{client}/{org}/{token}  WebSocket upgrade (401: bad token)
+                  POST /push[?org=O]                    queue the body as one push
+                  POST /push/burst?count=N&size=S&prefix=P[&org=O]
+                       queue N generated pushes {"id":"<P><seq>",...} of about S
+                       bytes; the answer's queued_us is when all were queued,
+                       before the first was sent
+                  POST /push/steady?count=N&rate=R&size=S&prefix=P[&org=O]
+                       send one push every 1/R s, each flushed on its own;
+                       replaces a run in progress and resets ack_latency_us
+                  GET  /stats                           counters as JSON (below)
+                  POST /control/close?code=C | drop | silence?on=1|0
+                  POST /control/reject?status=401|403|0
+                  POST /control/reset-latency           empties ack_latency_us
+
+                Times in /stats are microseconds of the monotonic clock.
+                started_monotonic_us: the server's start on CLOCK_MONOTONIC (as
+                Python's time.monotonic_ns() // 1000); the other *_us count from
+                it. last_ack_us: when the latest acknowledgement was read.
+                connection_times_us: when each WebSocket was opened (the latest
+                10,000). ack_latency_us {count, p50, p90, p99, max}: per push of
+                the latest steady run, from right before its flush to reading its
+                acknowledgement; nearest-rank percentiles.
+                """)
 
         @Option(help: "Address to listen on, HOST:PORT; port 0 picks a free port.")
         var listen = "127.0.0.1:8080"
@@ -131,6 +157,41 @@ extension DevServerCommand {
 
         func run() async throws {
             print(try await server.client.control(request))
+        }
+    }
+}
+
+extension DevServerCommand {
+    struct BenchClientCommand: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "bench-client",
+            abstract: "Connect as a client that acknowledges every push at once and stores nothing.",
+            discussion: "Measures the server alone. Runs until the server closes the connection, or SIGTERM/SIGINT.")
+
+        @OptionGroup var server: ServerOption
+        @Option(help: "The org to connect for.")
+        var org = "acme"
+        @Option(help: "The client segment of the connect path.")
+        var client = "bench"
+        @Option(help: "The token to present.")
+        var token: String?
+        @Option(help: "A file whose first line is the token (keeps it out of the process arguments).")
+        var tokenFile: String?
+        @Option(help: "The text of every acknowledgement.")
+        var ackText = "received message"
+
+        func validate() throws {
+            guard (token == nil) != (tokenFile == nil) else {
+                throw ValidationError("Give the token with exactly one of --token or --token-file.")
+            }
+        }
+
+        func run() async throws {
+            let token = try token ?? DevServerConfiguration.readToken(fromFile: tokenFile!)
+            let benchClient = BenchClient(
+                server: ServerAddress(parsing: server.server)!,
+                path: BenchClient.connectPath(client: client, org: org, token: token), acknowledgementText: ackText)
+            try await benchClient.runUntilTerminated()
         }
     }
 }

@@ -58,8 +58,7 @@ struct Daemon {
         groupConfiguration.maximumGracefulShutdownDuration = .seconds(5)
         let group = ServiceGroup(configuration: groupConfiguration)
         logger.info("started; database \(configuration.database), server \(configuration.endpoint.redactedURL)")
-        notifier.ready(status: StatusLine.connecting(to: configuration))
-        try await group.run()
+        try await group.run()  // the session sends READY=1 once the signals are trapped
         await storeWorker.shutdown()
         try? await eventLoops.shutdownGracefully()
         logger.info("stopped")

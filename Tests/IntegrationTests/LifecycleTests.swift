@@ -17,6 +17,28 @@ extension Integration {
             #expect(try DatabaseReader(path: daemon.databasePath).liveState()?.state == .stopped)
         }
 
+        /// systemd may stop or reload a unit the moment it reports READY=1, so every signal we
+        /// answer must be trapped by then (a SIGTERM that met the default action killed us).
+        @Test("SIGTERM or SIGHUP at the moment of READY=1 is handled, never fatal")
+        func signalsRightAfterReady() async throws {
+            let directory = try TestDirectory()
+            let token = makeToken()
+            let server = try await DevServerHandle(directory: directory, token: token)
+            for (round, signal) in [SIGTERM, SIGHUP, SIGTERM, SIGHUP, SIGTERM].enumerated() {
+                let notify = try NotifySocket(directory: directory, name: "notify\(round).sock")
+                let daemon = try DaemonHandle(
+                    directory: directory, serverPort: server.port, token: token,
+                    environment: ["NOTIFY_SOCKET": notify.path], name: "intrapushd\(round)")
+                try await notify.waitFor({ $0 == "READY=1" }, "READY=1")
+                daemon.process.signal(signal)
+                if signal == SIGHUP {
+                    try await notify.waitFor({ $0 == "RELOADING=1" }, "RELOADING=1 after an early SIGHUP")
+                    daemon.process.signal(SIGTERM)
+                }
+                #expect(try await daemon.process.waitForExit(timeout: .seconds(5)) == 0, "round \(round)")
+            }
+        }
+
         @Test("SIGINT is a graceful stop too")
         func sigintStops() async throws {
             let (_, _, server, daemon) = try await startConnected()

@@ -14,8 +14,10 @@ struct DevServerStatsTests {
         #expect(Set(object.keys) == [
             "connections_total", "connections_open", "upgrades_rejected", "heartbeats", "heartbeat_times_ms",
             "pings", "pushes_queued", "deliveries", "acks", "acked", "unacked", "ack_mismatches",
-            "acks_before_commit", "dropped_too_large", "close_codes", "last_close_code",
+            "acks_before_commit", "dropped_too_large", "close_codes", "last_close_code", "started_monotonic_us",
+            "last_ack_us", "connection_times_us", "ack_latency_us",
         ])
+        #expect(object["last_ack_us"] is NSNull)
     }
 
     @Test("what the server encodes, the client decodes unchanged")

@@ -59,10 +59,15 @@ public final class SessionService: Service, Sendable {
     public func run() async throws {
         let continuation = events.continuation
         var loop = SessionLoop(service: self, configuration: initialConfiguration)
+        // READY=1 only once every signal we answer is trapped: the service group traps SIGTERM
+        // and SIGINT before it starts the services, SIGHUP is trapped here. Before, a SIGTERM or
+        // a reload right after READY could meet the default action and kill the process.
+        let hangups = await UnixSignalsSequence(trapping: .sighup)
+        notifier.ready(status: StatusLine.connecting(to: initialConfiguration))
         await withGracefulShutdownHandler {
             await withDiscardingTaskGroup { tasks in
                 tasks.addTask {
-                    for await _ in await UnixSignalsSequence(trapping: .sighup) {
+                    for await _ in hangups {
                         continuation.yield(.reloadRequested)
                     }
                 }

@@ -56,6 +56,17 @@ public struct DevServerClient: Sendable {
         return answer.firstSequenceNumber..<(answer.firstSequenceNumber + answer.count)
     }
 
+    /// Starts a steady run: `count` generated pushes with ids `<prefix><seq>`, `rate` per second.
+    ///
+    /// Returns at once; the latencies show in ``stats()`` as `ackLatencyMicroseconds`.
+    public func steady(count: Int, rate: Int, size: Int = 300, prefix: String = "s-", org: String? = nil) async throws {
+        var query = "count=\(count)&rate=\(rate)&size=\(size)&prefix=\(Self.percentEncoded(prefix))"
+        if let org {
+            query += "&org=\(Self.percentEncoded(org))"
+        }
+        try await request(.POST, "/push/steady?" + query, expecting: 202)
+    }
+
     public func stats() async throws -> DevServerStats {
         try await decode(request(.GET, "/stats", expecting: 200))
     }
@@ -75,6 +86,7 @@ public struct DevServerClient: Sendable {
         return answer.seq
     }
 
+    @discardableResult
     private func request(
         _ method: HTTPMethod, _ path: String, headers: [String: String] = [:], body: ByteBuffer = ByteBuffer(),
         expecting expectedStatus: Int

@@ -14,6 +14,7 @@ struct APIRouter {
     /// Limits that keep a typo in a test from exhausting memory.
     private static let maximumBurstCount = 10_000_000
     private static let maximumBurstSize = 16 << 20
+    private static let maximumSteadyRate = 1_000_000
 
     func response(to head: HTTPRequestHead, body: ByteBuffer, allocator: ByteBufferAllocator) -> APIResponse {
         let target = RequestTarget(uri: head.uri)
@@ -29,6 +30,8 @@ struct APIRouter {
             return .json(.accepted, #"{"seq":\#(sequenceNumber)}"#)
         case (.POST, "/push/burst"):
             return burstResponse(query: target.query, allocator: allocator)
+        case (.POST, "/push/steady"):
+            return steadyResponse(query: target.query, allocator: allocator)
         case (.GET, "/stats"):
             return statsResponse()
         case (.POST, "/control/close"):
@@ -46,6 +49,9 @@ struct APIRouter {
             }
             hub.setSilenced(silenced)
             return .json(.ok, #"{"silenced":\#(silenced)}"#)
+        case (.POST, "/control/reset-latency"):
+            hub.latencies.reset()
+            return .json(.ok, #"{"reset":true}"#)
         case (.POST, "/control/reject"):
             let status = target.query["status"].flatMap { Int($0) }
             guard let status, [0, 401, 403].contains(status) else {
@@ -53,8 +59,8 @@ struct APIRouter {
             }
             hub.setForcedRejection(status: status == 0 ? nil : status)
             return .json(.ok, #"{"reject_status":\#(status)}"#)
-        case (_, "/push"), (_, "/push/burst"), (_, "/stats"), (_, "/control/close"), (_, "/control/drop"),
-            (_, "/control/silence"), (_, "/control/reject"):
+        case (_, "/push"), (_, "/push/burst"), (_, "/push/steady"), (_, "/stats"), (_, "/control/close"),
+            (_, "/control/drop"), (_, "/control/silence"), (_, "/control/reject"), (_, "/control/reset-latency"):
             return .error(.methodNotAllowed, "\(head.method) is not allowed on \(target.path)")
         default:
             return .error(.notFound, "no such endpoint: \(target.path)")
@@ -75,18 +81,52 @@ struct APIRouter {
     }
 
     private func burstResponse(query: [String: String], allocator: ByteBufferAllocator) -> APIResponse {
+        let count: Int, size: Int
+        switch Self.countAndSize(query) {
+        case .success(let values): (count, size) = values
+        case .failure(let error): return error.response
+        }
+        let (range, queuedAt) = hub.queueBurst(
+            count: count, size: size, prefix: query["prefix"] ?? "b-",
+            org: query["org"] ?? hub.configuration.defaultOrg, allocator: allocator)
+        let queuedMicroseconds = hub.microsecondsSinceStart(at: queuedAt)
+        return .json(
+            .accepted,
+            #"{"count":\#(range.count),"first_seq":\#(range.lowerBound),"queued_us":\#(queuedMicroseconds)}"#)
+    }
+
+    private func steadyResponse(query: [String: String], allocator: ByteBufferAllocator) -> APIResponse {
+        let count: Int, size: Int
+        switch Self.countAndSize(query) {
+        case .success(let values): (count, size) = values
+        case .failure(let error): return error.response
+        }
+        guard let rate = query["rate"].map({ Int($0) }) ?? 1000, (1...Self.maximumSteadyRate).contains(rate) else {
+            return .error(.badRequest, "rate must be a number of pushes per second from 1 to \(Self.maximumSteadyRate)")
+        }
+        let start = hub.startSteadyRun(
+            count: count, rate: rate, size: size, prefix: query["prefix"] ?? "s-",
+            org: query["org"] ?? hub.configuration.defaultOrg, allocator: allocator)
+        let startMicroseconds = hub.microsecondsSinceStart(at: start)
+        return .json(.accepted, #"{"count":\#(count),"rate":\#(rate),"start_us":\#(startMicroseconds)}"#)
+    }
+
+    private struct BadRequest: Error {
+        var response: APIResponse
+    }
+
+    /// The `count` (default 1) and `size` (default 300) of a generated push request, within limits.
+    private static func countAndSize(_ query: [String: String]) -> Result<(Int, Int), BadRequest> {
         let count = query["count"].map { Int($0) } ?? 1
         let size = query["size"].map { Int($0) } ?? 300
         guard let count, (0...Self.maximumBurstCount).contains(count) else {
-            return .error(.badRequest, "count must be a number from 0 to \(Self.maximumBurstCount)")
+            return .failure(BadRequest(response: .error(.badRequest, "count must be a number from 0 to \(Self.maximumBurstCount)")))
         }
         guard let size, (0...Self.maximumBurstSize).contains(size) else {
-            return .error(.badRequest, "size must be a number of bytes from 0 to \(Self.maximumBurstSize)")
+            return .failure(
+                BadRequest(response: .error(.badRequest, "size must be a number of bytes from 0 to \(Self.maximumBurstSize)")))
         }
-        let range = hub.queueBurst(
-            count: count, size: size, prefix: query["prefix"] ?? "b-",
-            org: query["org"] ?? hub.configuration.defaultOrg, allocator: allocator)
-        return .json(.accepted, #"{"count":\#(range.count),"first_seq":\#(range.lowerBound)}"#)
+        return .success((count, size))
     }
 
     private func statsResponse() -> APIResponse {

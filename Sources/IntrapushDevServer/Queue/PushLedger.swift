@@ -48,13 +48,16 @@ struct PushLedger {
     init() {}
 
     /// Queues a push for `org` and returns its sequence number.
-    mutating func queued(payload: ByteBuffer, isBinary: Bool, messageID: String?, org: String) -> Int {
+    mutating func queued(
+        payload: ByteBuffer, isBinary: Bool, messageID: String?, org: String, isTimed: Bool = false
+    ) -> Int {
         let sequenceNumber = nextSequenceNumber
         nextSequenceNumber += 1
         pushesQueued += 1
         unacknowledgedCount += 1
         let push = QueuedPush(
-            sequenceNumber: sequenceNumber, messageID: messageID, payload: payload, isBinary: isBinary)
+            sequenceNumber: sequenceNumber, messageID: messageID, payload: payload, isBinary: isBinary,
+            isTimed: isTimed)
         orgs[org, default: OrgQueue()].deliverable.append(push)
         return sequenceNumber
     }

@@ -9,4 +9,6 @@ struct QueuedPush: Sendable, Equatable {
     var payload: ByteBuffer
     /// Sent as a binary frame rather than a text frame.
     var isBinary: Bool
+    /// Part of a steady run: its flush and acknowledgement times are recorded as a latency.
+    var isTimed = false
 }

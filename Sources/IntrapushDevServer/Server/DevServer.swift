@@ -33,7 +33,7 @@ public final class DevServer: Service, Sendable {
         eventLoop: any EventLoop = MultiThreadedEventLoopGroup.singleton.next()
     ) async throws -> DevServer {
         let hub = try await eventLoop.submit {
-            NIOLoopBound(Hub(configuration: configuration, logger: logger), eventLoop: eventLoop)
+            NIOLoopBound(Hub(configuration: configuration, logger: logger, eventLoop: eventLoop), eventLoop: eventLoop)
         }.get()
         let bootstrap = ServerBootstrap(group: eventLoop)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)

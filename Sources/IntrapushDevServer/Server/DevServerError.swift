@@ -7,6 +7,7 @@ public struct DevServerError: Error, CustomStringConvertible {
         case requestFailed(path: String, status: Int, body: String)
         case connectionClosed(path: String)
         case unreadableTokenFile(path: String, reason: String)
+        case upgradeRefused
     }
 
     private let reason: Reason
@@ -36,6 +37,10 @@ public struct DevServerError: Error, CustomStringConvertible {
         DevServerError(.unreadableTokenFile(path: path, reason: reason))
     }
 
+    /// The server answered the WebSocket upgrade with something other than 101; names no path,
+    /// since a connect path carries the token.
+    static let upgradeRefused = DevServerError(.upgradeRefused)
+
     public var description: String {
         switch reason {
         case .cannotListen(let address, let error):
@@ -50,6 +55,8 @@ public struct DevServerError: Error, CustomStringConvertible {
             "the dev server closed the connection before answering \(path)"
         case .unreadableTokenFile(let path, let reason):
             "cannot read a token from \(path): \(reason); write the token on the file's first line"
+        case .upgradeRefused:
+            "the server refused the WebSocket upgrade; check the token, the org and that it serves /connect"
         }
     }
 }

@@ -27,13 +27,25 @@ public struct DevServerStats: Codable, Sendable, Equatable {
     /// How often clients closed with each close code, keyed by the code in decimal.
     public var closeCodes: [String: Int]
     public var lastCloseCode: Int?
+    /// When the server started, in microseconds of the system's monotonic clock (`CLOCK_MONOTONIC`,
+    /// as Python's `time.monotonic_ns() // 1000`); the other `_us` times count from here.
+    public var startedMonotonicMicroseconds: Int
+    /// When the latest acknowledgement was read, in microseconds since the start.
+    public var lastAckMicroseconds: Int?
+    /// When each WebSocket connection was opened (upgraded), in microseconds since the start;
+    /// the latest 10,000.
+    public var connectionTimesMicroseconds: [Int]
+    /// Flush→acknowledgement latencies of the pushes of the latest steady run (`POST /push/steady`).
+    public var ackLatencyMicroseconds: LatencySummary
 
     public init(
         connectionsTotal: Int = 0, connectionsOpen: Int = 0, upgradesRejected: Int = 0,
         heartbeats: Int = 0, heartbeatTimesMilliseconds: [Int] = [], pings: Int = 0,
         pushesQueued: Int = 0, deliveries: Int = 0, acks: Int = 0, acked: Int = 0, unacked: Int = 0,
         ackMismatches: Int = 0, acksBeforeCommit: Int = 0, droppedTooLarge: Int = 0,
-        closeCodes: [String: Int] = [:], lastCloseCode: Int? = nil
+        closeCodes: [String: Int] = [:], lastCloseCode: Int? = nil, startedMonotonicMicroseconds: Int = 0,
+        lastAckMicroseconds: Int? = nil, connectionTimesMicroseconds: [Int] = [],
+        ackLatencyMicroseconds: LatencySummary = LatencySummary()
     ) {
         self.connectionsTotal = connectionsTotal
         self.connectionsOpen = connectionsOpen
@@ -51,6 +63,10 @@ public struct DevServerStats: Codable, Sendable, Equatable {
         self.droppedTooLarge = droppedTooLarge
         self.closeCodes = closeCodes
         self.lastCloseCode = lastCloseCode
+        self.startedMonotonicMicroseconds = startedMonotonicMicroseconds
+        self.lastAckMicroseconds = lastAckMicroseconds
+        self.connectionTimesMicroseconds = connectionTimesMicroseconds
+        self.ackLatencyMicroseconds = ackLatencyMicroseconds
     }
 
     enum CodingKeys: String, CodingKey {
@@ -67,6 +83,10 @@ public struct DevServerStats: Codable, Sendable, Equatable {
         case droppedTooLarge = "dropped_too_large"
         case closeCodes = "close_codes"
         case lastCloseCode = "last_close_code"
+        case startedMonotonicMicroseconds = "started_monotonic_us"
+        case lastAckMicroseconds = "last_ack_us"
+        case connectionTimesMicroseconds = "connection_times_us"
+        case ackLatencyMicroseconds = "ack_latency_us"
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -88,5 +108,9 @@ public struct DevServerStats: Codable, Sendable, Equatable {
         try container.encode(closeCodes, forKey: .closeCodes)
         // The contract shows `null` before any close, so the key is never left out.
         try container.encode(lastCloseCode, forKey: .lastCloseCode)
+        try container.encode(startedMonotonicMicroseconds, forKey: .startedMonotonicMicroseconds)
+        try container.encode(lastAckMicroseconds, forKey: .lastAckMicroseconds)
+        try container.encode(connectionTimesMicroseconds, forKey: .connectionTimesMicroseconds)
+        try container.encode(ackLatencyMicroseconds, forKey: .ackLatencyMicroseconds)
     }
 }

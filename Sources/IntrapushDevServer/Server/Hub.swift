@@ -11,25 +11,35 @@ final class Hub {
 
     let configuration: DevServerConfiguration
     let logger: Logger
+    /// The loop the hub is confined to, for scheduling the pushes of a steady run.
+    let eventLoop: any EventLoop
     private let acknowledgementTemplate: AcknowledgementTemplate
     private let verifier: CommitVerifier?
-    private let startedAt = NIODeadline.now()
+    let startedAt = NIODeadline.now()
 
     private var ledger = PushLedger()
     private var connections: [ConnectionID: WebSocketConnectionHandler] = [:]
     private var nextConnectionID = 1
     private var counters = DevServerStats()
     private var heartbeatTimes = CircularBuffer<Int>(initialCapacity: Hub.keptHeartbeatTimes)
+    private var connectionTimes = CircularBuffer<Int>()
+    private var lastAcknowledgementTime: NIODeadline?
+    /// Latencies of the current steady run's pushes.
+    var latencies = AcknowledgementLatencies()
+    /// The steady run in progress, if any; a new run replaces it.
+    var steadyRun: SteadyRun?
     /// While set, upgrades are refused with this status whatever the token.
     private(set) var forcedRejectionStatus: Int?
     /// While set, nothing is sent and everything received is ignored, as from a dead peer.
     private(set) var isSilenced = false
 
     private static let keptHeartbeatTimes = 1000
+    private static let keptConnectionTimes = 10_000
 
-    init(configuration: DevServerConfiguration, logger: Logger) {
+    init(configuration: DevServerConfiguration, logger: Logger, eventLoop: any EventLoop) {
         self.configuration = configuration
         self.logger = logger
+        self.eventLoop = eventLoop
         acknowledgementTemplate = AcknowledgementTemplate(configuration.acknowledgementTemplate)
         verifier = configuration.verifyDatabasePath.map { CommitVerifier(path: $0, logger: logger) }
     }
@@ -54,6 +64,10 @@ final class Hub {
         connections[id] = handler
         ledger.connectionOpened(id, org: route.org)
         counters.connectionsTotal += 1
+        connectionTimes.append(microsecondsSinceStart(at: .now()))
+        if connectionTimes.count > Self.keptConnectionTimes {
+            connectionTimes.removeFirst()
+        }
         logger.info("connection \(id) opened by client \(route.client) for org \(route.org)")
         return id
     }
@@ -77,12 +91,13 @@ final class Hub {
 
     /// Handles a text frame; returns whether to send it back as a heartbeat echo.
     func textReceived(_ text: String, on id: ConnectionID) -> Bool {
+        let now = NIODeadline.now()
         guard text == configuration.heartbeatText else {
-            acknowledgementReceived(text, on: id)
+            acknowledgementReceived(text, on: id, at: now)
             return false
         }
         counters.heartbeats += 1
-        heartbeatTimes.append(Int((NIODeadline.now() - startedAt).nanoseconds / 1_000_000))
+        heartbeatTimes.append(Int((now - startedAt).nanoseconds / 1_000_000))
         if heartbeatTimes.count > Self.keptHeartbeatTimes {
             heartbeatTimes.removeFirst()
         }
@@ -107,8 +122,9 @@ final class Hub {
             "dropped push \(dropped.sequenceNumber) (\(dropped.payload.readableBytes) bytes): too large for the client")
     }
 
-    private func acknowledgementReceived(_ text: String, on id: ConnectionID) {
+    private func acknowledgementReceived(_ text: String, on id: ConnectionID, at time: NIODeadline) {
         counters.acks += 1
+        lastAcknowledgementTime = time
         let reading = acknowledgementTemplate.read(text)
         var carriedID: String?
         switch reading {
@@ -123,16 +139,36 @@ final class Hub {
         switch ledger.acknowledgementReceived(on: id, messageID: carriedID) {
         case .matched(let push):
             logger.debug("push \(push.sequenceNumber) acknowledged on connection \(id)")
+            timeAcknowledgement(of: push, at: time)
             verifyCommitted(push)
         case .mismatched(let push, let receivedID):
             counters.ackMismatches += 1
             logger.warning(
                 "acknowledgement for \(receivedID) on connection \(id), but push \(push.sequenceNumber) has id \(push.messageID ?? "(none)")")
+            timeAcknowledgement(of: push, at: time)
             verifyCommitted(push)
         case .unexpected:
             counters.ackMismatches += 1
             logger.warning("acknowledgement on connection \(id) with no push waiting for one")
         }
+    }
+
+    private func timeAcknowledgement(of push: QueuedPush, at time: NIODeadline) {
+        if push.isTimed {
+            latencies.pushAcknowledged(sequenceNumber: push.sequenceNumber, at: time)
+        }
+    }
+
+    /// Records when the timed pushes among those just written are flushed.
+    func timedPushesFlushed(_ sequenceNumbers: [Int], at time: NIODeadline) {
+        for sequenceNumber in sequenceNumbers {
+            latencies.pushFlushed(sequenceNumber: sequenceNumber, at: time)
+        }
+    }
+
+    /// Microseconds from the server's start to `time`, the unit of every `_us` statistic.
+    func microsecondsSinceStart(at time: NIODeadline) -> Int {
+        Int((time - startedAt).nanoseconds / 1_000)
     }
 
     private func verifyCommitted(_ push: QueuedPush) {
@@ -158,18 +194,31 @@ extension Hub {
     }
 
     /// Queues `count` generated pushes for `org` and starts delivering them.
-    func queueBurst(count: Int, size: Int, prefix: String, org: String, allocator: ByteBufferAllocator) -> Range<Int> {
+    ///
+    /// - Returns: Their sequence numbers, and when they were all queued (before any was sent).
+    func queueBurst(
+        count: Int, size: Int, prefix: String, org: String, allocator: ByteBufferAllocator
+    ) -> (sequenceNumbers: Range<Int>, queuedAt: NIODeadline) {
+        let range = queueGenerated(count: count, size: size, prefix: prefix, org: org, allocator: allocator)
+        let queuedAt = NIODeadline.now()
+        logger.info("queued a burst of \(count) pushes for org \(org), \(range)")
+        deliverPending(to: org)
+        return (range, queuedAt)
+    }
+
+    /// Queues generated pushes with ids `<prefix><seq>` without delivering them yet.
+    func queueGenerated(
+        count: Int, size: Int, prefix: String, org: String, isTimed: Bool = false, allocator: ByteBufferAllocator
+    ) -> Range<Int> {
         let first = ledger.nextSequenceNumber
         let generator = BurstGenerator(prefix: prefix, size: size)
         for (payload, messageID) in generator.makePayloads(firstSequenceNumber: first, count: count, allocator: allocator) {
-            _ = ledger.queued(payload: payload, isBinary: false, messageID: messageID, org: org)
+            _ = ledger.queued(payload: payload, isBinary: false, messageID: messageID, org: org, isTimed: isTimed)
         }
-        logger.info("queued a burst of \(count) pushes for org \(org), \(first)..<\(first + count)")
-        deliverPending(to: org)
         return first..<(first + count)
     }
 
-    private func deliverPending(to org: String) {
+    func deliverPending(to org: String) {
         if let target = ledger.deliveryTarget(of: org) {
             connections[target]?.deliverPending()
         }
@@ -218,6 +267,10 @@ extension Hub {
         stats.acked = ledger.acknowledged
         stats.unacked = ledger.unacknowledgedCount
         stats.droppedTooLarge = ledger.droppedTooLarge
+        stats.startedMonotonicMicroseconds = Int(startedAt.uptimeNanoseconds / 1_000)
+        stats.lastAckMicroseconds = lastAcknowledgementTime.map { microsecondsSinceStart(at: $0) }
+        stats.connectionTimesMicroseconds = Array(connectionTimes)
+        stats.ackLatencyMicroseconds = latencies.summary
         return stats
     }
 }

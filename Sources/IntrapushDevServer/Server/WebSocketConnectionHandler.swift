@@ -74,12 +74,19 @@ final class WebSocketConnectionHandler: ChannelInboundHandler {
         repeat {
             isDeliveryRequested = false
             var hasWritten = false
+            var timedSequenceNumbers: [Int] = []
             while state == .open, context.channel.isWritable, let push = hub.nextDelivery(to: id) {
                 let frame = WebSocketFrame(fin: true, opcode: push.isBinary ? .binary : .text, data: push.payload)
                 context.write(wrapOutboundOut(frame), promise: nil)
                 hasWritten = true
+                if push.isTimed {
+                    timedSequenceNumbers.append(push.sequenceNumber)
+                }
             }
             if hasWritten {
+                if !timedSequenceNumbers.isEmpty {
+                    hub.timedPushesFlushed(timedSequenceNumbers, at: .now())
+                }
                 context.flush()
             }
         } while isDeliveryRequested && state == .open

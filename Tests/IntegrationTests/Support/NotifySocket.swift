@@ -6,8 +6,8 @@ final class NotifySocket: @unchecked Sendable {
     private let descriptor: Int32
     private(set) var messages: [String] = []
 
-    init(directory: TestDirectory) throws {
-        path = directory.file("notify.sock")
+    init(directory: TestDirectory, name: String = "notify.sock") throws {
+        path = directory.file(name)
         descriptor = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
         guard descriptor >= 0 else { throw POSIXError(.EIO) }
         var address = sockaddr_un()

@@ -1,0 +1,425 @@
+#!/usr/bin/env python3
+"""`make bench`: the figures of issue 5 for a release build (make release first).
+
+Every figure is timed on the server or by the kernel, never by polling: the devserver stamps the
+burst's queueing and every acknowledgement with the monotonic clock (µs), flush→ack latencies of a
+steady run, and the time of every accepted connection; memory and CPU come from /proc. Progress
+goes to stderr; the table goes to stdout and to .build/bench.md.
+
+--smoke runs every figure once on tiny sizes and only checks that each was produced and that the
+guarantees hold (exit 1 otherwise); it compares nothing with the targets.
+"""
+import argparse, os, shutil, signal, socket, sqlite3, statistics, subprocess, sys, time
+
+from bench_support import (DAEMON, DEVSERVER, ORG, ROOT, Bench, BenchError, DevServer,
+                           Interrupted, NotifyListener, Row, log, now_us, proc_status, runs, summarise, tail,
+                           task_cpu_and_switches, wait_for)
+
+# --- the figures -------------------------------------------------------------------------------
+
+
+def figure_ingest(bench, server):
+    options = bench.options
+    rows = []
+    for label, template, prefix in (("empty DB", None, "e"), (f"{options.prefill:,}-row DB", "prefilled", "f")):
+        row = Row(f"Durable ingest, {label}", "≥ 50,000 pushes/s",
+                  f"{options.burst:,}-push burst (~300 B JSON with ids), {runs(options.runs)}, fresh daemon and "
+                  f"database per run{' (a copy of the prefilled one)' if template else ''}; pushes / (server time of "
+                  f"the last ack − burst queued), monotonic µs")
+        rates = []
+        for run in range(options.runs):
+            name = f"ingest-{prefix}{run}"
+            database = (bench.copy_of(bench.prefilled_template, name) if template
+                        else os.path.join(bench.run_directory(name), "notifications.sqlite3"))
+            daemon = bench.connected_daemon(server, database)
+            rate, seconds = bench.timed_burst(server, f"{prefix}{run}-")
+            bench.stop_daemon(daemon)
+            shutil.rmtree(os.path.dirname(database))
+            rates.append(rate)
+            log(f"  ingest {label}, run {run + 1}: {rate:,.0f} pushes/s ({seconds * 1000:,.0f} ms)")
+        row.samples = rates
+        row.values = summarise(rates, lambda v: f"{v:,.0f}")
+        row.met = statistics.median(rates) >= 50_000
+        rows.append(row)
+    empty, full = rows
+    slowdown = (1 - statistics.median(full.samples) / statistics.median(empty.samples)) * 100
+    row = Row(f"Slowdown of ingest, {options.prefill:,}-row DB vs empty", "≤ 15 %",
+              "1 − median(prefilled) / median(empty) of the two rows above; negative is faster")
+    row.values = ("", f"{slowdown:.1f} %", "")
+    row.met = slowdown <= 15
+    return rows + [row]
+
+
+def figure_load_generator(bench, server):
+    options = bench.options
+    row = Row("Load generator alone", "≥ 200,000 pushes/s (4× the daemon's target)",
+              f"same {options.burst:,}-push burst to `intrapush-devserver bench-client` (acks each push at once, "
+              f"stores nothing), {runs(options.runs)}, server times as above")
+    rates = []
+    for run in range(options.runs):
+        with open(os.path.join(bench.work, "bench-client.log"), "ab") as log_file:
+            client = bench.spawn([DEVSERVER, "bench-client", "--server", f"127.0.0.1:{server.port}", "--org", ORG,
+                                  "--token-file", bench.token_file], stdout=subprocess.DEVNULL, stderr=log_file)
+        wait_for(lambda: server.stats()["connections_open"] == 1, 20, "the bench client to connect")
+        rate, seconds = bench.timed_burst(server, f"g{run}-")
+        bench.stop(client)
+        rates.append(rate)
+        log(f"  load generator, run {run + 1}: {rate:,.0f} pushes/s ({seconds * 1000:,.0f} ms)")
+    row.values = summarise(rates, lambda v: f"{v:,.0f}")
+    row.met = statistics.median(rates) >= 4 * 50_000
+    return [row]
+
+
+def figure_latency(bench, server):
+    options = bench.options
+    method = (f"POST /push/steady: {options.steady_count:,} pushes at {options.steady_rate:,}/s, "
+              f"{runs(options.steady_runs)}, fresh daemon and database per run; server time from right before the push's flush to reading "
+              f"its ack")
+    p50_row = Row("Latency p50 at 1,000 pushes/s", "≤ 0.5 ms", method)
+    p99_row = Row("Latency p99 at 1,000 pushes/s", "≤ 2 ms", "same runs")
+    p50s, p99s = [], []
+    for run in range(options.steady_runs):
+        database = os.path.join(bench.run_directory(f"latency-{run}"), "notifications.sqlite3")
+        daemon = bench.connected_daemon(server, database)
+        count = options.steady_count
+        server.request("POST", f"/push/steady?count={count}&rate={options.steady_rate}&size=300&prefix=l{run}-")
+        stats = wait_for(lambda: (lambda s: s if s["ack_latency_us"]["count"] >= count else None)(server.stats()),
+                         count / options.steady_rate + 30, f"{count:,} timed acknowledgements", interval=0.1)
+        bench.stop_daemon(daemon)
+        shutil.rmtree(os.path.dirname(database))
+        latency = stats["ack_latency_us"]
+        p50s.append(latency["p50"] / 1000)
+        p99s.append(latency["p99"] / 1000)
+        log(f"  latency run {run + 1}: p50 {latency['p50'] / 1000:.3f} ms, p90 {latency['p90'] / 1000:.3f} ms, "
+            f"p99 {latency['p99'] / 1000:.3f} ms, max {latency['max'] / 1000:.3f} ms")
+    p50_row.values = summarise(p50s, lambda v: f"{v:.3f} ms")
+    p99_row.values = summarise(p99s, lambda v: f"{v:.3f} ms")
+    p50_row.met = statistics.median(p50s) <= 0.5
+    p99_row.met = statistics.median(p99s) <= 2
+    return [p50_row, p99_row]
+
+
+def figure_idle(bench, server):
+    options = bench.options
+    directory = bench.run_directory("idle")
+    database = os.path.join(directory, "notifications.sqlite3")
+    # As under the unit (WatchdogSec=30s): the watchdog's pings and health checks are part of idle.
+    notify = NotifyListener(os.path.join(directory, "notify.sock"))
+    environment = dict(os.environ, NOTIFY_SOCKET=notify.path, WATCHDOG_USEC=str(int(options.watchdog * 1_000_000)))
+    daemon = bench.connected_daemon(server, database, env=environment)
+    bench.timed_burst(server, "m-")
+    log(f"  idle: {options.burst:,} pushes stored; waiting {options.idle_wait:g} s")
+    time.sleep(options.idle_wait)
+    status = proc_status(daemon.pid)
+    kib = lambda key: int(status[key].split()[0])
+    rss, anon, file_backed = kib("VmRSS") / 1024, kib("RssAnon") / 1024, kib("RssFile") / 1024
+    log(f"  idle: VmRSS {rss:.1f} MiB, RssAnon {anon:.1f} MiB, RssFile {file_backed:.1f} MiB; "
+        f"measuring CPU for {options.cpu_window:g} s")
+    cpu_before, switches_before = task_cpu_and_switches(daemon.pid)
+    time.sleep(options.cpu_window)
+    cpu_after, switches_after = task_cpu_and_switches(daemon.pid)
+    bench.stop_daemon(daemon)
+    notify.close()
+    if notify.watchdog_pings == 0:
+        raise BenchError("the daemon sent no WATCHDOG=1 during the idle measurement")
+    per_minute = 60 / options.cpu_window
+    cpu_ms = (cpu_after - cpu_before) / 1e6 * per_minute
+    switches = (switches_after - switches_before) * per_minute
+    log(f"  idle: CPU {cpu_ms:.2f} ms/min, {switches:.0f} voluntary context switches/min")
+    setup = (f"one daemon, heartbeat {options.heartbeat:g} s, watchdog {options.watchdog:g} s, connected, after a {options.burst:,}-push burst; 1 run")
+    rows = []
+    row = Row("Idle memory: VmRSS", "≤ 24 MiB", f"{setup}; /proc/PID/status {options.idle_wait:g} s after the burst")
+    row.values = (f"{rss:.1f} MiB",) * 3
+    row.met = rss <= 24
+    rows.append(row)
+    row = Row("Idle memory: RssAnon", "≤ 4 MiB", "same reading")
+    row.values = (f"{anon:.1f} MiB",) * 3
+    row.met = anon <= 4
+    rows.append(row)
+    row = Row("Idle memory: RssFile", "—", "same reading (file-backed pages: the binary, libraries, SQLite maps)")
+    row.values = (f"{file_backed:.1f} MiB",) * 3
+    rows.append(row)
+    row = Row("Idle CPU", "≤ 10 ms/min",
+              f"same daemon, the next {options.cpu_window:g} s: Σ /proc/PID/task/*/schedstat CPU ns, scaled to a "
+              f"minute; {switches:.0f} voluntary context switches/min")
+    row.values = (f"{cpu_ms:.2f} ms/min",) * 3
+    row.met = cpu_ms <= 10
+    rows.append(row)
+    return rows
+
+
+def time_to_ready(bench, server, database, run_name):
+    """Seconds from just before Popen to the READY=1 datagram; the SIGTERM sent right after READY
+    must stop the daemon cleanly (exit 0)."""
+    directory = bench.run_directory(run_name)
+    socket_path = os.path.join(directory, "notify.sock")
+    notify = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+    notify.bind(socket_path)
+    try:
+        config = bench.write_config("start", server.port, database)
+        env = dict(os.environ, NOTIFY_SOCKET=socket_path)
+        started = time.monotonic()
+        daemon = bench.start_daemon(config, env=env)
+        ready = None
+        deadline = started + 5
+        while ready is None:
+            notify.settimeout(max(0.001, deadline - time.monotonic()))
+            try:
+                datagram = notify.recv(4096)
+            except socket.timeout:
+                bench.stop(daemon)
+                raise BenchError(f"no READY=1 within 5 s\n{tail(bench.daemon_log)}")
+            if b"READY=1" in datagram.split(b"\n"):
+                ready = time.monotonic()
+        bench.stop_daemon(daemon)
+        return ready - started
+    finally:
+        notify.close()
+        os.unlink(socket_path)
+
+
+def figure_start(bench, server):
+    options = bench.options
+    rows = []
+    for label, template in ((f"{options.prefill:,}-row DB", bench.prefilled_template), ("empty DB", bench.empty_template)):
+        database = bench.copy_of(template, f"start-{'full' if template == bench.prefilled_template else 'empty'}")
+        samples = []
+        for run in range(options.start_runs):
+            seconds = time_to_ready(bench, server, database, f"start-run-{run}")
+            samples.append(seconds * 1000)
+            log(f"  start to READY=1, {label}, run {run + 1}: {seconds * 1000:.1f} ms")
+        shutil.rmtree(os.path.dirname(database))
+        row = Row(f"Start to READY=1, {label}", "≤ 30 ms (median)" if template == bench.prefilled_template else "—",
+                  f"NOTIFY_SOCKET datagram socket of the script; from just before Popen to READY=1; "
+                  f"{runs(options.start_runs)} on one copy of the database, page cache warm; each stopped by "
+                  f"SIGTERM right after READY=1, exit 0")
+        row.values = summarise(samples, lambda v: f"{v:.1f} ms")
+        row.met = statistics.median(samples) <= 30 if template == bench.prefilled_template else None
+        rows.append(row)
+    return rows
+
+
+def figure_fleet(bench):
+    options = bench.options
+    size, low, high = options.fleet, options.reconnect_min, options.reconnect_max
+    log(f"  fleet: {size} daemons, reconnect_min {low:g} s, reconnect_max {high:g} s")
+    server = DevServer(bench, "fleet-server")
+    port = server.port
+    daemons = []
+    directory = bench.run_directory("fleet")
+    for index in range(size):
+        daemon_directory = os.path.join(directory, f"d{index:03d}")
+        os.makedirs(daemon_directory)
+        config = bench.write_config("daemon", port, os.path.join(daemon_directory, "notifications.sqlite3"),
+                                    heartbeat=10, reconnect_min=low, reconnect_max=high)
+        daemons.append(bench.start_daemon(config, log_path=os.path.join(directory, "daemons.log")))
+    try:
+        wait_for(lambda: server.stats()["connections_open"] == size, 60 + size / 5, f"{size} daemons to connect", 0.1)
+        log(f"  fleet: {size} connected; restarting the server on port {port}")
+        restarted = now_us()
+        server.stop()
+        server = DevServer(bench, "fleet-server-2", port=port)
+        stats = wait_for(lambda: (lambda s: s if s["connections_open"] >= size else None)(server.stats()),
+                         high * 3 + 10, f"{size} daemons to reconnect", 0.1)
+        exited = [d for d in daemons if d.poll() is not None]
+        if exited:
+            raise BenchError(f"{len(exited)} daemons exited\n{tail(os.path.join(directory, 'daemons.log'))}")
+        back = sorted(stats["started_monotonic_us"] + t - restarted for t in stats["connection_times_us"])[:size]
+        window = 100_000
+        largest, first = 0, 0
+        for last in range(len(back)):
+            while back[last] - back[first] >= window:
+                first += 1
+            largest = max(largest, last - first + 1)
+    finally:
+        for daemon in daemons:
+            if daemon.poll() is None:
+                daemon.send_signal(signal.SIGTERM)
+        for daemon in daemons:
+            bench.stop(daemon)
+        server.stop()
+    share = largest / size * 100
+    all_back = back[-1] / 1e6
+    log(f"  fleet: largest 100 ms window {largest} daemons ({share:.1f} %), first back after {back[0] / 1e6:.2f} s, "
+        f"last after {all_back:.2f} s")
+    method = (f"{size} daemons (reconnect_min {low:g} s, reconnect_max {high:g} s), one devserver stopped with SIGTERM "
+              f"and restarted on the same port; connection times taken by the new server; 1 run (slow)")
+    row = Row("Fleet: largest share reconnecting in any 100 ms", "≤ 15 %", method)
+    row.values = (f"{share:.1f} % ({largest})",) * 3
+    row.met = share <= 15
+    back_row = Row("Fleet: restart → last daemon back", f"≤ {high + 1:g} s (reconnect_max + 1 s)", "same run")
+    back_row.values = (f"{all_back:.2f} s",) * 3
+    back_row.met = all_back <= high + 1
+    return [row, back_row]
+
+
+def figure_guarantees(bench):
+    options = bench.options
+    database = os.path.join(bench.run_directory("guarantees"), "notifications.sqlite3")
+    server = DevServer(bench, "verify-server", verify_database=database)
+    try:
+        daemon = bench.connected_daemon(server, database)
+        bench.timed_burst(server, "v-", timeout=max(120, options.burst / 500))
+        stats = server.stats()
+        bench.stop_daemon(daemon)
+    finally:
+        server.stop()
+    with sqlite3.connect(database) as connection:
+        rows, = connection.execute("SELECT count(*) FROM notifications").fetchone()
+    passed = stats["acks_before_commit"] == 0 and stats["ack_mismatches"] == 0 and rows == options.burst
+    log(f"  guarantees: acks_before_commit {stats['acks_before_commit']}, ack_mismatches {stats['ack_mismatches']}, "
+        f"rows {rows:,} of {options.burst:,} pushes")
+    row = Row("Guarantees (not timed)", "acks_before_commit 0, ack_mismatches 0, rows = pushes",
+              f"one {options.burst:,}-push burst, devserver --verify-database on the daemon's database (each ack "
+              f"looked up through another connection)")
+    row.values = (f"{stats['acks_before_commit']} / {stats['ack_mismatches']} / {rows:,}",) * 3
+    row.met = passed
+    row.is_guarantee = True
+    return [row]
+
+
+def run_alone(bench, measure):
+    """Runs a figure that starts its own servers; stops whatever it left running."""
+    before = list(bench.processes)
+    try:
+        return measure(bench)
+    finally:
+        for process in list(bench.processes):
+            if process not in before:
+                bench.stop(process)
+
+
+def with_server(bench, name, body):
+    """Runs `body(server)` with a devserver of its own; stops whatever it left running."""
+    before = list(bench.processes)
+    server = DevServer(bench, f"{name}-server")
+    try:
+        return body(server)
+    finally:
+        for process in list(bench.processes):
+            if process not in before:
+                bench.stop(process)
+
+
+# --- the table ---------------------------------------------------------------------------------
+
+
+def table(rows, smoke):
+    lines = ["| figure | target | min | median | max | met? | method |", "| --- | --- | --- | --- | --- | --- | --- |"]
+    for row in rows:
+        if row.error:
+            cells = ["—", "—", "—", "ERROR", row.error.splitlines()[0]]
+        else:
+            if getattr(row, "is_guarantee", False):
+                verdict = "PASS" if row.met else "FAIL"
+            elif smoke or row.met is None:
+                verdict = "—"
+            else:
+                verdict = "yes" if row.met else "NO"
+            cells = [*row.values, verdict, row.method]
+        lines.append("| " + " | ".join([row.figure, row.target, *cells]) + " |")
+    return "\n".join(lines)
+
+
+def parse_options():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--smoke", action="store_true", help="tiny sizes; check only that every figure is produced")
+    parser.add_argument("--burst", type=int, help="pushes per burst (100,000)")
+    parser.add_argument("--runs", type=int, help="runs of the burst figures (5)")
+    parser.add_argument("--prefill", type=int, help="rows of the prefilled database (1,000,000)")
+    parser.add_argument("--steady-count", type=int, help="pushes per steady run (10,000)")
+    parser.add_argument("--steady-rate", type=int, help="pushes per second of a steady run (1,000)")
+    parser.add_argument("--steady-runs", type=int, help="steady runs (3)")
+    parser.add_argument("--heartbeat", type=float, help="heartbeat_interval of the idle daemon, s (10)")
+    parser.add_argument("--idle-wait", type=float, help="wait after the burst before reading memory, s (25)")
+    parser.add_argument("--cpu-window", type=float, help="idle CPU measured over, s (60)")
+    parser.add_argument("--watchdog", type=float, help="WATCHDOG_USEC of the idle daemon, s (30, the unit's)")
+    parser.add_argument("--start-runs", type=int, help="runs of start to READY=1 (11)")
+    parser.add_argument("--fleet", type=int, help="daemons in the fleet (200)")
+    parser.add_argument("--reconnect-min", type=float, help="reconnect_min of the fleet, s (3)")
+    parser.add_argument("--reconnect-max", type=float, help="reconnect_max of the fleet, s (10)")
+    parser.add_argument("--only", help="comma-separated figures to run: ingest,generator,latency,idle,start,fleet,"
+                                       "guarantees (default all)")
+    options = parser.parse_args()
+    full = dict(burst=100_000, runs=5, prefill=1_000_000, steady_count=10_000, steady_rate=1000, steady_runs=3,
+                heartbeat=10, idle_wait=25, cpu_window=60, watchdog=30, start_runs=11, fleet=200, reconnect_min=3, reconnect_max=10)
+    smoke = dict(burst=2_000, runs=1, prefill=20_000, steady_count=300, steady_rate=1000, steady_runs=1, heartbeat=1,
+                 idle_wait=2, cpu_window=1, watchdog=1, start_runs=3, fleet=10, reconnect_min=0.2, reconnect_max=1)
+    for key, value in (smoke if options.smoke else full).items():
+        if getattr(options, key) is None:
+            setattr(options, key, value)
+    figures = ["ingest", "generator", "latency", "idle", "start", "fleet", "guarantees"]
+    options.only = options.only.split(",") if options.only else figures
+    unknown = set(options.only) - set(figures)
+    if unknown:
+        parser.error(f"unknown figures: {', '.join(sorted(unknown))}")
+    return options
+
+
+def main():
+    options = parse_options()
+    for binary in (DAEMON, DEVSERVER):
+        if not os.access(binary, os.X_OK):
+            sys.exit(f"{binary} is missing: run `make release` first")
+
+    def interrupted(signum, frame):
+        raise Interrupted()
+
+    signal.signal(signal.SIGTERM, interrupted)
+    # Explicitly: a shell that starts the script in the background sets SIGINT to be ignored.
+    signal.signal(signal.SIGINT, interrupted)
+    bench = Bench(options)
+    rows = []
+    started = time.monotonic()
+    figures = [("ingest", figure_ingest, ["Durable ingest, empty DB", "Durable ingest, prefilled DB", "Slowdown"]),
+               ("generator", figure_load_generator, ["Load generator alone"]),
+               ("latency", figure_latency, ["Latency at 1,000 pushes/s"]),
+               ("idle", figure_idle, ["Idle memory and CPU"]),
+               ("start", figure_start, ["Start to READY=1"]),
+               ("fleet", figure_fleet, ["Fleet"]),
+               ("guarantees", figure_guarantees, ["Guarantees (not timed)"])]
+    try:
+        log(f"intrapush bench{' (smoke)' if options.smoke else ''}: work directory {bench.work}")
+        if {"ingest", "start"} & set(options.only):
+            with_server(bench, "templates", bench.make_templates)
+        for name, measure, titles in figures:
+            if name not in options.only:
+                continue
+            log(f"{name}:")
+            try:
+                if name in ("fleet", "guarantees"):
+                    rows += run_alone(bench, measure)
+                else:
+                    rows += with_server(bench, name, lambda server: measure(bench, server))
+            except BenchError as error:
+                log(f"  {name} FAILED: {error}")
+                for title in titles:
+                    row = Row(title, "—", "")
+                    row.error = str(error)
+                    row.is_guarantee = name == "guarantees"
+                    rows.append(row)
+    except (KeyboardInterrupt, Interrupted):
+        log("interrupted; cleaning up")
+        bench.cleanup()
+        sys.exit(130)
+    except BenchError as error:
+        log(f"bench FAILED: {error}")
+        bench.cleanup()
+        sys.exit(1)
+    finally:
+        bench.cleanup()
+    output = table(rows, options.smoke)
+    machine = f"{os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.2f} at the end"
+    header = (f"# intrapush bench{' (smoke: tiny sizes, nothing judged)' if options.smoke else ''}\n\n"
+              f"Release build, {machine}; {time.monotonic() - started:.0f} s.\n\n")
+    with open(os.path.join(ROOT, ".build", "bench.md"), "w") as file:
+        file.write(header + output + "\n")
+    print(header + output)
+    failed = [row for row in rows if row.error or (getattr(row, "is_guarantee", False) and not row.met)]
+    if failed:
+        log(f"{len(failed)} figures failed: " + ", ".join(row.figure for row in failed))
+        sys.exit(1)
+
+
+if __name__ == "__main__":
+    main()
