@@ -10,6 +10,7 @@ import NIOPosix
 public final class StoreWorker: PushCommitter, Sendable {
     private let pool: NIOThreadPool
     private let store: NotificationStore
+    private let checkpointer: Checkpointer?
     private let liveState: NIOLockedValueBox<LiveState>
     /// Whether a batch was committed since the memory was last released.
     private let hasCommittedSinceRelease = NIOLockedValueBox(false)
@@ -19,6 +20,15 @@ public final class StoreWorker: PushCommitter, Sendable {
         self.store = store
         self.logger = logger
         self.liveState = NIOLockedValueBox(initialState)
+        do {
+            let checkpointer = try Checkpointer(path: store.path)
+            // Before the first commit, so the connection is not yet in use on the store thread.
+            store.onCommit(walPages: checkpointer.walGrew(toPages:))
+            self.checkpointer = checkpointer
+        } catch {
+            logger.warning("checkpoints stay in the commits: cannot open a second connection", metadata: ["error": "\(error)"])
+            self.checkpointer = nil
+        }
         self.pool = NIOThreadPool(numberOfThreads: 1)
         pool.start()
     }
@@ -92,6 +102,7 @@ public final class StoreWorker: PushCommitter, Sendable {
 
     public func shutdown() async {
         try? await pool.shutdownGracefully()
+        await checkpointer?.shutdown()
     }
 }
 

@@ -92,6 +92,12 @@ public final class NotificationStore: @unchecked Sendable {
         malloc_trim(0)
     }
 
+    /// Reports the WAL's length after each commit, instead of SQLite checkpointing inside the
+    /// commit (see `Checkpointer`).
+    public func onCommit(walPages handler: @escaping (_ walPages: Int) -> Void) {
+        connection.onCommit(walPages: handler)
+    }
+
     /// Runs a trivial query against the file; throws when the database no longer answers.
     public func checkHealth() throws {
         defer { healthQuery.reset() }
@@ -125,5 +131,8 @@ public final class NotificationStore: @unchecked Sendable {
             )
         }
         try connection.execute("PRAGMA synchronous = FULL")
+        // A burst can outrun the checkpointer and grow the WAL; it is cut back to this when it
+        // restarts from the beginning.
+        try connection.execute("PRAGMA journal_size_limit = \(16 << 20)")
     }
 }

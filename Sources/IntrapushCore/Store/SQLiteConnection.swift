@@ -31,6 +31,8 @@ public final class SQLiteConnection {
     /// The path the connection was opened with.
     public let path: String
     let db: OpaquePointer
+    /// Keeps the WAL hook's handler alive as long as SQLite may call it.
+    var walHook: WALHook?
     private lazy var beginStatement = try? prepare("BEGIN IMMEDIATE", persistent: true)
     private lazy var commitStatement = try? prepare("COMMIT", persistent: true)
     private lazy var rollbackStatement = try? prepare("ROLLBACK", persistent: true)
