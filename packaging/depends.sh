@@ -15,8 +15,13 @@ if command -v dpkg-shlibdeps >/dev/null; then
     trap 'rm -rf "$scratch"' EXIT
     mkdir "$scratch/debian"
     printf 'Source: intrapush\n\nPackage: intrapush\nArchitecture: any\n' >"$scratch/debian/control"
-    (cd "$scratch" && dpkg-shlibdeps -O "${binaries[@]/#/-e}") |
-        sed -n 's/^shlibs:Depends=//p'
+    depends=$(cd "$scratch" && dpkg-shlibdeps -O "${binaries[@]/#/-e}" | sed -n 's/^shlibs:Depends=//p')
+    # Packed relative relocations (make's lld flags) need the loader of glibc 2.36, which the
+    # version GLIBC_ABI_DT_RELR marks; libc6's symbols file does not know it.
+    if [[ $(readelf -V "${binaries[@]}") == *GLIBC_ABI_DT_RELR* ]]; then
+        depends=$(sed -E 's/libc6 \(>= 2\.(3[0-5]|[12][0-9]|[0-9])(\.[0-9]+)?\)/libc6 (>= 2.36)/' <<<"$depends")
+    fi
+    echo "$depends"
     exit 0
 fi
 

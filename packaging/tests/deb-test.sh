@@ -116,6 +116,10 @@ for binary in usr/sbin/intrapushd usr/bin/intrapush; do
         bash -c '! grep -qiE "swift|Foundation|dispatch|BlocksRuntime|icu" <<<"$1"' _ "$needed"
     check "$binary keeps its build id" bash -c 'readelf -n "$1" | grep -q "Build ID"' _ "$root/$binary"
     check "$binary is stripped (no .symtab)" bash -c '! readelf -S "$1" | grep -q "\.symtab"' _ "$root/$binary"
+    if [[ $(readelf -V "$root/$binary") == *GLIBC_ABI_DT_RELR* ]]; then
+        check "$binary packs its relocations (DT_RELR) and Depends asks for glibc >= 2.36" \
+            grep -qE 'libc6 \(>= 2\.(3[6-9]|[4-9][0-9])' <<<"$depends"
+    fi
 done
 
 # A configuration pointing at the temporary directory, the way an operator writes one.
