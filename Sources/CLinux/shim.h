@@ -1,3 +1,34 @@
 // glibc calls that Swift's Glibc module does not import.
 #include <malloc.h>      // malloc_trim: hand freed heap pages back to the kernel when idle
 #include <sys/random.h>  // getrandom: many WebSocket masking keys per system call
+
+// The on_notification hook (IntrapushCore/Hook): glibc declares these only under _GNU_SOURCE,
+// which Swift's Glibc module is built without.
+#include <spawn.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+// glibc >= 2.34: close every descriptor from `from` up in the child, so that none of the
+// daemon's (database, socket, notify socket) leaks into a hook even if opened without CLOEXEC.
+extern int posix_spawn_file_actions_addclosefrom_np(posix_spawn_file_actions_t *actions, int from);
+extern int pipe2(int descriptors[2], int flags);
+extern int memfd_create(const char *name, unsigned int flags);
+
+// MFD_CLOEXEC from <linux/memfd.h>.
+static inline int intrapush_memfd_create_cloexec(const char *name) {
+    return memfd_create(name, 1U);
+}
+
+// Through syscall(2) because glibc only wraps it from 2.36 on; -1 with ENOSYS on kernels < 5.3.
+static inline int intrapush_pidfd_open(pid_t pid) {
+#ifndef SYS_pidfd_open
+#define SYS_pidfd_open 434
+#endif
+    return (int)syscall(SYS_pidfd_open, pid, 0);
+}
+
+// The network monitor (IntrapushCore/Network): rtnetlink's constants and message layouts.
+#include <linux/netlink.h>    // sockaddr_nl, nlmsghdr, NETLINK_ROUTE, NLMSG_*
+#include <linux/rtnetlink.h>  // RTMGRP_*, RTM_*, ifinfomsg, ifaddrmsg, rtmsg, rtattr
+// Tests of the monitor and RouteCheck enter a scratch network namespace on one thread.
+extern int setns(int fd, int nstype);

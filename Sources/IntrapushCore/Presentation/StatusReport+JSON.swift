@@ -29,6 +29,17 @@ extension StatusReport {
         number("connections_total", state?.connectionsTotal)
         time("started_at", state?.startedAt)
         time("updated_at", state?.updatedAt)
+        output += ",\"retention\":{"
+        output += "\"days\":" + (state?.retentionDays.map { String($0) } ?? "null")
+        number("max_rows", state?.retentionMaxRows.map { Int64($0) })
+        time("last_prune_at", state?.lastPruneAt)
+        number("pruned_total", state?.prunedTotal)
+        output += "},\"hook\":{"
+        output += "\"runs\":" + (state.map { String($0.hookRuns) } ?? "null")
+        number("failures", state?.hookFailures)
+        number("timeouts", state?.hookTimeouts)
+        number("dropped", state?.hookDropped)
+        output += "}"
         output += ",\"database\":{"
         output += "\"path\":"
         JSONText.appendQuoted(database.path, to: &output)

@@ -21,6 +21,8 @@ extension StatusReport {
                 + "\(state.duplicateTotal) duplicates, \(state.ackedTotal) acknowledged, "
                 + "\(state.connectionsTotal) connection\(state.connectionsTotal == 1 ? "" : "s")"
                 + (state.startedAt.map { " since \(describe($0))" } ?? ""))
+            if let retention = retentionLine(state) { field("Retention", retention) }
+            if let hook = hookLine(state) { field("Hook", hook) }
         }
         field("Database", database.path)
         field("Size", Self.formatBytes(database.sizeBytes))
@@ -58,6 +60,26 @@ extension StatusReport {
         default:
             return "intrapushd\(pid) is running, \(state.state)"
         }
+    }
+
+    /// The policy, when pruning last ran and what it removed; `nil` for a daemon that reports
+    /// none of it (an older intrapushd).
+    func retentionLine(_ state: LiveState) -> String? {
+        guard state.retentionDays != nil || state.lastPruneAt != nil || state.prunedTotal > 0 else { return nil }
+        var parts: [String] = []
+        if let days = state.retentionDays, let rows = state.retentionMaxRows {
+            parts.append(RetentionPolicy.describe(days: days, maximumRows: rows))
+        }
+        parts.append(state.lastPruneAt.map { "last pruned \(describe($0))" } ?? "not pruned yet")
+        parts.append("\(state.prunedTotal) removed in total")
+        return parts.joined(separator: "; ")
+    }
+
+    /// The on_notification hook's counters, shown once it has run or dropped anything.
+    func hookLine(_ state: LiveState) -> String? {
+        guard state.hookRuns > 0 || state.hookDropped > 0 else { return nil }
+        return "\(state.hookRuns) run\(state.hookRuns == 1 ? "" : "s"), \(state.hookFailures) failed, "
+            + "\(state.hookTimeouts) timed out, \(state.hookDropped) dropped"
     }
 
     func describe(_ milliseconds: Int64) -> String {

@@ -38,6 +38,22 @@ public struct LiveState: Sendable, Equatable {
     public var connectionsTotal: Int64
     public var startedAt: Int64?
     public var updatedAt: Int64
+    /// The retention policy the daemon applies (`retention_days`, `retention_max_rows`; 0 is no
+    /// limit); `nil` when the daemon that wrote the row did not say (an older intrapushd).
+    public var retentionDays: Int?
+    public var retentionMaxRows: Int?
+    /// When a prune batch last ran. Written by `NotificationStore.pruneBatch` in its own
+    /// transaction, never by a live-state write: reading fills it, writing leaves the stored value.
+    public var lastPruneAt: Int64?
+    /// Rows pruned since the database was created; owned by the pruner like `lastPruneAt`.
+    public var prunedTotal: Int64
+    /// The `on_notification` hook since the daemon started: commands run, those that exited
+    /// non-zero or could not start, those killed for running too long, and notifications dropped
+    /// from a full queue without a run.
+    public var hookRuns: Int64
+    public var hookFailures: Int64
+    public var hookTimeouts: Int64
+    public var hookDropped: Int64
 
     public init(
         pid: Int32? = nil,
@@ -55,7 +71,15 @@ public struct LiveState: Sendable, Equatable {
         ackedTotal: Int64 = 0,
         connectionsTotal: Int64 = 0,
         startedAt: Int64? = nil,
-        updatedAt: Int64
+        updatedAt: Int64,
+        retentionDays: Int? = nil,
+        retentionMaxRows: Int? = nil,
+        lastPruneAt: Int64? = nil,
+        prunedTotal: Int64 = 0,
+        hookRuns: Int64 = 0,
+        hookFailures: Int64 = 0,
+        hookTimeouts: Int64 = 0,
+        hookDropped: Int64 = 0
     ) {
         self.pid = pid
         self.state = state
@@ -73,5 +97,13 @@ public struct LiveState: Sendable, Equatable {
         self.connectionsTotal = connectionsTotal
         self.startedAt = startedAt
         self.updatedAt = updatedAt
+        self.retentionDays = retentionDays
+        self.retentionMaxRows = retentionMaxRows
+        self.lastPruneAt = lastPruneAt
+        self.prunedTotal = prunedTotal
+        self.hookRuns = hookRuns
+        self.hookFailures = hookFailures
+        self.hookTimeouts = hookTimeouts
+        self.hookDropped = hookDropped
     }
 }

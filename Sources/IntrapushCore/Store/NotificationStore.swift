@@ -15,6 +15,8 @@ public final class NotificationStore: @unchecked Sendable {
     private let upsertLiveState: Statement
     private let selectLiveState: Statement
     private let healthQuery: Statement
+    /// Made on the first `pruneBatch`, so that a store that never prunes prepares nothing for it.
+    var retentionPruner: RetentionPruner?
 
     static let insertSQL = """
         INSERT INTO notifications (message_id, received_at, payload, title, body)
@@ -121,6 +123,10 @@ public final class NotificationStore: @unchecked Sendable {
     }
 
     private static func configure(_ connection: SQLiteConnection) throws {
+        // Only a database without tables takes this, and only before WAL mode writes the header:
+        // new files shrink with `reclaimFreePages`; older ones keep auto_vacuum = NONE (no-op
+        // here) and reuse the pages pruning frees, see `AutoVacuum`.
+        try connection.execute("PRAGMA auto_vacuum = INCREMENTAL")
         let journalSQL = "PRAGMA journal_mode = WAL"
         let mode = try connection.text(journalSQL)
         guard mode?.lowercased() == "wal" else {

@@ -51,6 +51,23 @@ public enum Schema {
                 CREATE INDEX notifications_read ON notifications(id) WHERE read_at IS NOT NULL;
                 """
         ),
+        Migration(
+            version: 3,
+            summary: "retention and hook figures in daemon_state",
+            // The policy the running daemon applies (NULL: not known), what pruning did, and the
+            // on_notification hook's counters, all for `intrapush status`. last_prune_at and
+            // pruned_total are written by each prune batch, in the transaction of its DELETE.
+            sql: """
+                ALTER TABLE daemon_state ADD COLUMN retention_days INTEGER;
+                ALTER TABLE daemon_state ADD COLUMN retention_max_rows INTEGER;
+                ALTER TABLE daemon_state ADD COLUMN last_prune_at INTEGER;
+                ALTER TABLE daemon_state ADD COLUMN pruned_total INTEGER NOT NULL DEFAULT 0;
+                ALTER TABLE daemon_state ADD COLUMN hook_runs INTEGER NOT NULL DEFAULT 0;
+                ALTER TABLE daemon_state ADD COLUMN hook_failures INTEGER NOT NULL DEFAULT 0;
+                ALTER TABLE daemon_state ADD COLUMN hook_timeouts INTEGER NOT NULL DEFAULT 0;
+                ALTER TABLE daemon_state ADD COLUMN hook_dropped INTEGER NOT NULL DEFAULT 0;
+                """
+        ),
     ]
 
     public static let migrator = Migrator(migrations: migrations)

@@ -27,7 +27,7 @@ struct MigratorTests {
         _ = try NotificationStore(path: directory.file())
         let connection = try SQLiteConnection(path: directory.file(), mode: .readOnly)
         #expect(try connection.userVersion() == Schema.latestVersion)
-        #expect(Schema.latestVersion == 2)
+        #expect(Schema.latestVersion == 3)
         #expect(try columns(of: "notifications", in: connection) == [
             Column(name: "id", type: "INTEGER", notNull: false, primaryKey: true),
             Column(name: "message_id", type: "TEXT", notNull: false, primaryKey: false),
@@ -48,6 +48,8 @@ struct MigratorTests {
             "id", "pid", "state", "server", "connected_since", "last_heartbeat_at", "last_push_at",
             "reconnect_attempt", "next_attempt_at", "last_error", "received_total", "stored_total",
             "duplicate_total", "acked_total", "connections_total", "started_at", "updated_at",
+            "retention_days", "retention_max_rows", "last_prune_at", "pruned_total",
+            "hook_runs", "hook_failures", "hook_timeouts", "hook_dropped",
         ])
     }
 

@@ -1,0 +1,19 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A system call the hook machinery needed failed: which one, and `errno`'s text.
+public struct HookSystemError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// What was being done, as in "cannot \(operation)".
+    public let operation: String
+    public let code: Int32
+
+    init(_ operation: String, code: Int32 = errno) {
+        self.operation = operation
+        self.code = code
+    }
+
+    public var description: String {
+        "cannot \(operation): \(String(cString: strerror(code)))"
+    }
+}

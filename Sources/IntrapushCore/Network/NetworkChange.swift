@@ -1,0 +1,40 @@
+/// What changed in the network since the last report, coalesced: a burst of netlink messages
+/// (a link coming up brings its addresses and routes within milliseconds) becomes one value.
+public struct NetworkChange: OptionSet, Sendable, Hashable, CustomStringConvertible {
+    public let rawValue: UInt8
+    public init(rawValue: UInt8) { self.rawValue = rawValue }
+
+    /// An interface became up with carrier (`IFF_UP` and `IFF_RUNNING`), or a new one appeared so.
+    public static let linkUp = NetworkChange(rawValue: 1 << 0)
+    /// An interface lost carrier, was set down, or was removed.
+    public static let linkDown = NetworkChange(rawValue: 1 << 1)
+    public static let addressAdded = NetworkChange(rawValue: 1 << 2)
+    public static let addressRemoved = NetworkChange(rawValue: 1 << 3)
+    /// A unicast route appeared outside the `local` table (a default route, a subnet's route).
+    public static let routeAdded = NetworkChange(rawValue: 1 << 4)
+    public static let routeRemoved = NetworkChange(rawValue: 1 << 5)
+
+    /// Notifications were lost: assume everything changed.
+    public static let everything: NetworkChange = [
+        .linkUp, .linkDown, .addressAdded, .addressRemoved, .routeAdded, .routeRemoved,
+    ]
+
+    /// A link, address or route appeared: a disconnected daemon should dial now (contract §1).
+    public var hasAppeared: Bool { !isDisjoint(with: [.linkUp, .addressAdded, .routeAdded]) }
+    /// Something went away: an open connection may be dead.
+    public var hasDisappeared: Bool { !isDisjoint(with: [.linkDown, .addressRemoved, .routeRemoved]) }
+
+    public var isLinkChange: Bool { !isDisjoint(with: [.linkUp, .linkDown]) }
+    public var isAddressChange: Bool { !isDisjoint(with: [.addressAdded, .addressRemoved]) }
+    public var isRouteChange: Bool { !isDisjoint(with: [.routeAdded, .routeRemoved]) }
+
+    /// For the debug log: `link up, route added`.
+    public var description: String {
+        let names: [(NetworkChange, String)] = [
+            (.linkUp, "link up"), (.linkDown, "link down"), (.addressAdded, "address added"),
+            (.addressRemoved, "address removed"), (.routeAdded, "route added"), (.routeRemoved, "route removed"),
+        ]
+        let present = names.filter { contains($0.0) }.map(\.1)
+        return present.isEmpty ? "no change" : present.joined(separator: ", ")
+    }
+}
