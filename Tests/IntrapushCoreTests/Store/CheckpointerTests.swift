@@ -25,10 +25,10 @@ struct CheckpointerTests {
         await checkpointer.shutdown()  // waits for the queued checkpoint
         #expect(largestWAL >= Checkpointer.walPagesThreshold)
         #expect(checkpointer.checkpointsCompleted >= 1)
-        // The rows reached the database file itself (it was a few pages before): only a checkpoint
-        // writes there.
+        // Most rows reached the database file itself (a few pages before; what came after the last
+        // checkpoint is still in the WAL): only a checkpoint writes there.
         let size = try FileManager.default.attributesOfItem(atPath: directory.file())[.size] as? Int ?? 0
-        #expect(size > 8 << 20)
+        #expect(size > 4 << 20)
         let reader = try SQLiteConnection(path: directory.file(), mode: .readOnly)
         #expect(try reader.integer("SELECT count(*) FROM notifications") == 20_000)
     }
