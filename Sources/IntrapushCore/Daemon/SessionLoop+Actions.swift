@@ -11,7 +11,14 @@ extension SessionLoop {
         case .closeConnection:
             // The handler drains pending commits, acknowledges them, then sends close 1000.
             let reason: DisconnectReason = machine.state == .closing(thenReconnect: true) ? .reconfigured : .shuttingDown
-            channel?.pipeline.fireUserInboundEventTriggered(CloseRequested(reason: reason))
+            guard let channel, channel.isActive else {
+                // A dial cancelled by shutdown can still report success with a channel already
+                // closed: no handler will report that close, so it is the end of the connection.
+                self.channel = nil
+                perform(machine.connectionLost(reason, at: .now), tasks: &tasks)
+                return
+            }
+            channel.pipeline.fireUserInboundEventTriggered(CloseRequested(reason: reason))
         case .cancelConnectAttempt:
             dialCancellation?.cancel()
         case .stop:
