@@ -6,6 +6,8 @@ extension Integration {
     @Suite("on_notification: one run per stored notification, never in the way of acknowledgements")
     struct HookTests {
         /// A hook that writes its stdin and its INTRAPUSH_* variables to files named after the row id.
+        /// Run as `/bin/sh SCRIPT`: a child spawned meanwhile by a parallel test could still hold
+        /// a freshly written executable open, and executing it would fail with ETXTBSY.
         static func recordingHook(in directory: TestDirectory, output: String) throws -> String {
             try FileManager.default.createDirectory(atPath: output, withIntermediateDirectories: true)
             let script = try directory.write("record-hook.sh", """
@@ -35,7 +37,7 @@ extension Integration {
             let output = directory.file("hook-out")
             let script = try Self.recordingHook(in: directory, output: output)
             let (_, _, server, daemon) = try await startConnected(
-                extra: ["on_notification": "\"\(script) \(output)\""], in: directory)
+                extra: ["on_notification": "\"/bin/sh \(script) \(output)\""], in: directory)
 
             let title = "$(touch pwned); `touch pwned2` && touch pwned3 | ; ' \\\""
             let payload = try String(decoding: JSONSerialization.data(withJSONObject: [
@@ -107,7 +109,7 @@ extension Integration {
             let script = try Self.recordingHook(in: directory, output: first)
             try FileManager.default.createDirectory(atPath: second, withIntermediateDirectories: true)
             let (_, _, server, daemon) = try await startConnected(
-                extra: ["on_notification": "\"\(script) \(first)\""], in: directory)
+                extra: ["on_notification": "\"/bin/sh \(script) \(first)\""], in: directory)
             _ = try await server.client.push(#"{"id":"a"}"#)
             try await eventually("the first hook's run") { FileManager.default.fileExists(atPath: "\(first)/1.json") }
 
