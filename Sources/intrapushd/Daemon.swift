@@ -27,12 +27,17 @@ struct Daemon {
             logger.error("cannot open the database \(configuration.database): \(error)")
             throw ExitCode(74)
         }
+        // Once, at start: an older file cannot shrink after pruning, and says how to convert it.
+        if let notice = (try? store.autoVacuum())?.notice(databasePath: configuration.database) {
+            logger.notice("\(notice)")
+        }
         let notifier = SystemdNotifier()
         let storeWorker = StoreWorker(
             store: store,
             initialState: LiveState(
                 pid: getpid(), state: .connecting, server: configuration.endpoint.redactedURL,
-                startedAt: WallClock.nowMilliseconds(), updatedAt: WallClock.nowMilliseconds()
+                startedAt: WallClock.nowMilliseconds(), updatedAt: WallClock.nowMilliseconds(),
+                retentionDays: configuration.retentionDays, retentionMaxRows: configuration.retentionMaxRows
             ),
             logger: logger
         )
@@ -42,7 +47,7 @@ struct Daemon {
             configuration: configuration, group: eventLoops, storeWorker: storeWorker,
             notifier: notifier, logger: logger, logLevel: logLevel, reloadConfiguration: reload
         )
-        var services: [any Service] = [session]
+        var services: [any Service] = [session, RetentionService(storeWorker: storeWorker, logger: logger)]
         if let watchdog = WatchdogService(
             notifier: notifier, group: eventLoops, session: session, storeWorker: storeWorker, logger: logger
         ) {

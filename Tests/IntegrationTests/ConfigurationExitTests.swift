@@ -11,6 +11,8 @@ extension Integration {
             ("wrong type", "host = \"h:1\"\norg = \"o\"\ntoken = \"t\"\ntls = \"maybe\"\n", "tls"),
             ("syntax error", "host = \"h:1\norg = \"o\"\n", "intrapushd.conf:1"),
             ("empty token file", "host = \"h:1\"\norg = \"o\"\ntoken_file = \"EMPTY\"\n", "token_file"),
+            ("shell syntax in the hook", "host = \"h:1\"\norg = \"o\"\ntoken = \"t\"\non_notification = \"notify-send $INTRAPUSH_TITLE\"\n",
+             "intrapushd.conf:4: on_notification: '$INTRAPUSH_TITLE' would be expanded by a shell"),
         ]
 
         @Test("a bad configuration exits 78 before opening anything, naming the key", arguments: 0..<badConfigurations.count)

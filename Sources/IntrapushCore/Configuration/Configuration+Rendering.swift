@@ -28,7 +28,13 @@ extension Configuration {
         add("database", string: database)
         add("retention_days", String(retentionDays))
         add("retention_max_rows", String(retentionMaxRows))
-        if let onNotification { add("on_notification", string: onNotification) } else { lines.append("# on_notification: unset") }
+        if let onNotification {
+            add("on_notification", string: onNotification)
+            // How it splits: what runs, with no shell and nothing substituted.
+            if let hookCommand { lines.append("# on_notification runs: \(hookCommand)") }
+        } else {
+            lines.append("# on_notification: unset")
+        }
         add("log_level", string: logLevel.rawValue)
         return lines.joined(separator: "\n") + "\n"
     }

@@ -37,7 +37,8 @@ public struct Configuration: Sendable, Equatable {
     public var retentionDays: Int
     /// Rows kept at most; 0 is unlimited.
     public var retentionMaxRows: Int
-    /// A command line run for each new notification.
+    /// A command line run for each new notification, as written; the loader accepts only what
+    /// `HookCommandLine(parsing:)` accepts, and `hookCommand` is its split form.
     public var onNotification: String?
     public var logLevel: LogLevel
 
@@ -87,6 +88,12 @@ public struct Configuration: Sendable, Equatable {
         self.retentionMaxRows = retentionMaxRows
         self.onNotification = onNotification
         self.logLevel = logLevel
+    }
+
+    /// `on_notification` split into a program and its arguments; `nil` when unset (or, for a
+    /// configuration built by hand, when it does not parse).
+    public var hookCommand: HookCommandLine? {
+        onNotification.flatMap { try? HookCommandLine(parsing: $0) }
     }
 
     /// Whether a reload with `other` must drop the live connection (host, org, client, token,

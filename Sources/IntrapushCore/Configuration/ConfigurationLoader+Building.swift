@@ -49,7 +49,7 @@ extension ConfigurationLoader {
             retentionDays: nonNegative(.retentionDays, reader: &reader) ?? Configuration.Defaults.retentionDays,
             retentionMaxRows: nonNegative(.retentionMaxRows, reader: &reader)
                 ?? Configuration.Defaults.retentionMaxRows,
-            onNotification: reader.string(.onNotification).flatMap { $0.isEmpty ? nil : $0 },
+            onNotification: hookCommand(reader: &reader),
             logLevel: logLevel(reader: &reader)
         )
     }
@@ -87,6 +87,19 @@ extension ConfigurationLoader {
             return nil
         }
         return value
+    }
+
+    /// The command line as written, once it splits into a program and its arguments; empty is unset
+    /// (so that `INTRAPUSH_ON_NOTIFICATION=` turns off a hook the file sets).
+    private func hookCommand(reader: inout SettingReader) -> String? {
+        guard let text = reader.string(.onNotification), !text.isEmpty else { return nil }
+        do {
+            _ = try HookCommandLine(parsing: text)
+        } catch {
+            reader.reject(.onNotification, error.message)
+            return nil
+        }
+        return text
     }
 
     private func caFile(reader: inout SettingReader, purpose: Purpose) -> String? {

@@ -25,3 +25,9 @@ public struct ConnectionEventSink: Sendable {
 struct CloseRequested: Sendable {
     var reason: DisconnectReason
 }
+
+/// Sent down the pipeline when a reload changed `on_notification`: later batches go to `runner`
+/// (`nil`: no hook any more).
+struct HookReplaced: Sendable {
+    var runner: HookRunner?
+}

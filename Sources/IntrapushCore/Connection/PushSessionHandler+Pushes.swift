@@ -32,8 +32,13 @@ extension PushSessionHandler {
         }
         switch result {
         case .success(let outcomes):
-            _ = outcomes  // duplicates are acknowledged like new rows; the store worker counts them
-            acknowledge(commits.committed(), context: context)
+            // Duplicates are acknowledged like new rows; the store worker counts them.
+            let batch = commits.committed()
+            acknowledge(batch, context: context)
+            // After the acknowledgements are flushed, and even when the channel closed before
+            // they could go: the rows are stored, and the server's redelivery would be a
+            // duplicate that runs no hook. `submit` only queues.
+            hook?.submit(batch, outcomes: outcomes)
             startNextCommit(context: context)
             if isReadingPaused, commits.waiting.count < Self.resumeReadingBelow {
                 setReading(true, context: context)

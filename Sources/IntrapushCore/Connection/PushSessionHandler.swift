@@ -22,6 +22,9 @@ final class PushSessionHandler: ChannelInboundHandler, RemovableChannelHandler {
     let committer: any PushCommitter
     let events: ConnectionEventSink
     let logger: Logger
+    /// The `on_notification` runner, if any: what a batch stored is handed to it once the batch
+    /// is acknowledged. Without one the push path does nothing more.
+    var hook: HookRunner?
     private let heartbeatBytes: [UInt8]
     /// Built once when every acknowledgement is the same text: no per-push formatting.
     let fixedAcknowledgement: ByteBuffer?
@@ -41,10 +44,14 @@ final class PushSessionHandler: ChannelInboundHandler, RemovableChannelHandler {
     var maskingKeys = MaskingKeySource()
     private var hasReportedClosed = false
 
-    init(settings: SessionSettings, committer: any PushCommitter, events: ConnectionEventSink, logger: Logger) {
+    init(
+        settings: SessionSettings, committer: any PushCommitter, events: ConnectionEventSink,
+        hook: HookRunner? = nil, logger: Logger
+    ) {
         self.settings = settings
         self.committer = committer
         self.events = events
+        self.hook = hook
         self.logger = logger
         self.heartbeatBytes = Array(settings.heartbeatText.utf8)
         self.fixedAcknowledgement = settings.isAcknowledgementFixed ? ByteBuffer(string: settings.ackText) : nil
@@ -110,11 +117,14 @@ final class PushSessionHandler: ChannelInboundHandler, RemovableChannelHandler {
     }
 
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
-        guard let request = event as? CloseRequested else {
+        switch event {
+        case let request as CloseRequested:
+            closeRequested(request, context: context)
+        case let replaced as HookReplaced:
+            hook = replaced.runner
+        default:
             context.fireUserInboundEventTriggered(event)
-            return
         }
-        closeRequested(request, context: context)
     }
 
     func reportClosed(_ reason: DisconnectReason) {

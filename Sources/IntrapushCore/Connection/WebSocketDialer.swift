@@ -108,17 +108,23 @@ public struct PushSessionHandlerFactory: Sendable {
     let settings: SessionSettings
     let committer: any PushCommitter
     let events: ConnectionEventSink
+    /// Runs `on_notification` for what the connection stored; replaced later with `HookReplaced`.
+    let hook: HookRunner?
     let logger: Logger
 
-    public init(settings: SessionSettings, committer: any PushCommitter, events: ConnectionEventSink, logger: Logger) {
+    public init(
+        settings: SessionSettings, committer: any PushCommitter, events: ConnectionEventSink,
+        hook: HookRunner? = nil, logger: Logger
+    ) {
         self.settings = settings
         self.committer = committer
         self.events = events
+        self.hook = hook
         self.logger = logger
     }
 
     func makeHandler() -> PushSessionHandler {
-        PushSessionHandler(settings: settings, committer: committer, events: events, logger: logger)
+        PushSessionHandler(settings: settings, committer: committer, events: events, hook: hook, logger: logger)
     }
 }
 

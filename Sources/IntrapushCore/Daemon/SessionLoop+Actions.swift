@@ -57,6 +57,7 @@ extension SessionLoop {
             ),
             committer: service.storeWorker,
             events: ConnectionEventSink { event in service.send(.connection(event, generation: dialGeneration)) },
+            hook: hooks.current,
             logger: logger
         )
         tasks.addTask {
@@ -136,6 +137,7 @@ extension SessionLoop {
         service.logLevel.level = new.logLevel.loggerLevel
         if new != configuration { dialer = nil }  // a new ca_file or host needs a new one
         configuration = new
+        reloadedHookAndRetention(new, tasks: &tasks)
         machine.backoff = Backoff(minimum: new.reconnectMin, maximum: new.reconnectMax)
         logger.info(requiresReconnect ? "connection settings changed: reconnecting" : "configuration reloaded; connection kept")
         perform(machine.reloaded(requiresReconnect: requiresReconnect), tasks: &tasks)

@@ -15,6 +15,8 @@ struct SessionLoop {
     var lastCountStatusAt = ContinuousClock.now
     var status = ""
     var isFinished = false
+    /// The `on_notification` runner(s); each connection hands its stored notifications over.
+    var hooks: HookRunners
 
     init(service: SessionService, configuration: Configuration) {
         self.service = service
@@ -23,6 +25,7 @@ struct SessionLoop {
             backoff: Backoff(minimum: configuration.reconnectMin, maximum: configuration.reconnectMax),
             random: SystemRandomNumberGenerator()
         )
+        self.hooks = HookRunners(command: configuration.hookCommand, logger: service.logger)
     }
 
     var logger: Logger { service.logger }
@@ -36,6 +39,7 @@ struct SessionLoop {
         case .dialSucceeded(let channel, let dial) where dial == generation:
             self.channel = channel
             dialCancellation = nil
+            attachCurrentHook(to: channel)
             connectionOpened()
             perform(machine.connectionEstablished(at: .now), tasks: &tasks)
         case .dialSucceeded(let channel, _):
@@ -104,7 +108,12 @@ struct SessionLoop {
     }
 
     /// Changes the live-state row and queues its write on the store thread, without waiting.
+    /// The hook's counters ride along with every such write (a heartbeat's, at the latest).
     func persist(_ change: (inout LiveState) -> Void) {
-        service.storeWorker.updateLiveState(change)
+        let hookCounters = hooks.isEmpty ? nil : hooks.counters
+        service.storeWorker.updateLiveState { state in
+            change(&state)
+            if let hookCounters { state.recordHooks(hookCounters) }
+        }
     }
 }

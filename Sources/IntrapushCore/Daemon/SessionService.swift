@@ -76,6 +76,9 @@ public final class SessionService: Service, Sendable {
                     loop.handle(event, tasks: &tasks)
                     if loop.isFinished { break }
                 }
+                // The connection is closed: nothing more reaches the hooks. Replaced runners
+                // still retiring in `tasks` end by the same deadline.
+                await loop.stopHooks()
                 tasks.cancelAll()
             }
         } onGracefulShutdown: {

@@ -8,10 +8,12 @@ import NIOPosix
 /// Every database call runs on this thread, in submission order, so the store needs no lock and
 /// a batch's live-state row is written in the batch's own transaction (no extra fsync).
 public final class StoreWorker: PushCommitter, Sendable {
-    private let pool: NIOThreadPool
-    private let store: NotificationStore
+    let pool: NIOThreadPool
+    let store: NotificationStore
     private let checkpointer: Checkpointer?
-    private let liveState: NIOLockedValueBox<LiveState>
+    let liveState: NIOLockedValueBox<LiveState>
+    /// Asks `RetentionService` for a pass; requests made while one waits count once.
+    let pruneRequests = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
     /// Whether a batch was committed since the memory was last released.
     private let hasCommittedSinceRelease = NIOLockedValueBox(false)
     private let logger: Logger

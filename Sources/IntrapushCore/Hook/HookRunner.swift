@@ -91,10 +91,18 @@ public final class HookRunner: Sendable {
 
     /// Stops accepting and drops what waits; running hooks get `gracePeriod` to finish, then
     /// their process groups get SIGKILL. Returns once every child is reaped and the thread ended.
+    ///
+    /// A later call only brings the deadline forward (the daemon stopping while a runner that a
+    /// reload replaced lets its hooks finish) and returns at once; the first call still returns
+    /// when the thread has ended.
     public func shutdown(gracePeriod: Duration = .seconds(2)) async {
+        let deadline = ContinuousClock.now + gracePeriod
         let droppedCount = state.withLockedValue { state -> Int in
-            guard state.stopDeadline == nil else { return 0 }
-            state.stopDeadline = .now + gracePeriod
+            if let earlier = state.stopDeadline {
+                state.stopDeadline = min(earlier, deadline)
+                return 0
+            }
+            state.stopDeadline = deadline
             let count = state.waiting.count + state.toStart.count
             state.slotsInUse -= state.toStart.count
             state.waiting.removeAll()

@@ -1,0 +1,30 @@
+import NIOCore
+
+/// Retention on the store thread: each call is one task of the thread's queue, so the pushes'
+/// commits run between any two of them.
+extension StoreWorker {
+    /// The policy the live state carries (set at start and on reload); keeps everything when unset.
+    public var retentionPolicy: RetentionPolicy {
+        let state = liveState.withLockedValue { $0 }
+        return RetentionPolicy(days: state.retentionDays ?? 0, maximumRows: state.retentionMaxRows ?? 0)
+    }
+
+    /// Asks for a pass now (after a reload); does not wait.
+    public func requestPrune() {
+        pruneRequests.continuation.yield()
+    }
+
+    /// One `NotificationStore.pruneBatch`, in its own short transaction.
+    public func pruneBatch(policy: RetentionPolicy) async throws -> PruneProgress {
+        let store = self.store
+        return try await pool.runIfActive {
+            try store.pruneBatch(policy: policy, now: WallClock.nowMilliseconds())
+        }
+    }
+
+    /// Gives up to 256 free pages back to the file system; returns how many are left.
+    public func reclaimFreePages() async throws -> Int {
+        let store = self.store
+        return try await pool.runIfActive { try store.reclaimFreePages() }
+    }
+}
