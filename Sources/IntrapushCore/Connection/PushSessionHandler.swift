@@ -39,6 +39,8 @@ final class PushSessionHandler: ChannelInboundHandler, RemovableChannelHandler {
     var isCloseSent = false
     var closeTimer: Scheduled<Void>?
     var maskingKeys = MaskingKeySource()
+    /// Read on every liveness timer wake: a suspend makes the connection suspect.
+    var suspendDetector = SuspendDetector()
     private var hasReportedClosed = false
 
     init(settings: SessionSettings, committer: any PushCommitter, events: ConnectionEventSink, logger: Logger) {
@@ -58,6 +60,7 @@ final class PushSessionHandler: ChannelInboundHandler, RemovableChannelHandler {
             deadPeerTimeout: settings.deadPeerTimeout,
             openedAt: now
         )
+        _ = suspendDetector.observedNow()  // the baseline the first wake compares with
         armLivenessTimer(context: context, at: liveness!.nextWakeUp)
     }
 
@@ -110,11 +113,14 @@ final class PushSessionHandler: ChannelInboundHandler, RemovableChannelHandler {
     }
 
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
-        guard let request = event as? CloseRequested else {
+        switch event {
+        case let request as CloseRequested:
+            closeRequested(request, context: context)
+        case let request as VerifyRequested:
+            verifyRequested(request, context: context)
+        default:
             context.fireUserInboundEventTriggered(event)
-            return
         }
-        closeRequested(request, context: context)
     }
 
     func reportClosed(_ reason: DisconnectReason) {

@@ -1,0 +1,112 @@
+import Foundation
+import IntrapushCore
+import Testing
+
+extension Integration {
+    @Suite("Network awareness: the server and the daemon in two network namespaces")
+    struct NetworkAwarenessTests {
+        /// The daemon's side of a veth link goes down and up. While it is down the daemon has no
+        /// route and must not dial (its log shows no attempt, STATUS= and `intrapush status` say
+        /// it waits for the network); when it comes up the daemon connects within 1 s although
+        /// its backoff (reconnect_min = 30 s) would have it wait 15 s or more; "within 1 s" counts
+        /// from the kernel reporting the link usable (`LinkUpWatch`). The heartbeat is 10 s (dead
+        /// peer 30 s), so only the verifying ping can notice the lost link quickly.
+        @Test("link down: no dialling, waiting for network; link up: connected within 1 s whatever the backoff",
+              .enabled(if: NamespacePair.unavailableReason == nil,
+                       "skipped: cannot create network namespaces (\(NamespacePair.unavailableReason ?? "")); needs root and ip(8) from iproute2"))
+        func linkDownAndUp() async throws {
+            let pair = try NamespacePair()
+            defer { pair.delete() }
+            let linkWatch = try [LinkUpWatch(namespace: pair.client), LinkUpWatch(namespace: pair.server)]
+            let directory = try TestDirectory()
+            let token = makeToken()
+            let server = try ManagedProcess(
+                NamespacePair.ipPath,
+                pair.execArguments(in: pair.server, Binaries.path("intrapush-devserver"), [
+                    "serve", "--listen", "\(NamespacePair.serverAddress):0", "--token", token,
+                ]),
+                directory: directory, name: "devserver")
+            var port = 0
+            try await eventually(timeout: .seconds(10), "the devserver to listen") {
+                port = server.stdout.split(separator: "\n").first.flatMap { line in
+                    line.hasPrefix("listening on ") ? line.split(separator: ":").last.flatMap { Int($0) } : nil
+                } ?? 0
+                return port != 0
+            }
+
+            // Start with the link down: no route to the server at all.
+            let notify = try NotifySocket(directory: directory)
+            let databasePath = directory.file(DaemonHandle.databaseName)
+            let configPath = try directory.write("intrapushd.conf", DaemonHandle.config(
+                serverPort: port, token: token, database: databasePath,
+                extra: [
+                    "host": "\"\(NamespacePair.serverAddress):\(port)\"", "heartbeat_interval": "\"10s\"",
+                    "reconnect_min": "\"30s\"", "reconnect_max": "\"60s\"",
+                ]))
+            let daemon = try ManagedProcess(
+                NamespacePair.ipPath,
+                pair.execArguments(in: pair.client, Binaries.path("intrapushd"), ["--config", configPath]),
+                environment: ["NOTIFY_SOCKET": notify.path], directory: directory, name: "intrapushd")
+            let reader = DatabaseReader(path: databasePath)
+            try await notify.waitFor({ $0.hasPrefix("STATUS=waiting for network") }, "STATUS=waiting for network")
+            try await eventually("the live state to say waiting for network") {
+                try reader.liveState()?.state == .waitingForNetwork
+            }
+            // Nothing to await: no attempt may happen, so give one the time to show.
+            try await Task.sleep(for: .seconds(1))
+            #expect(!daemon.stderr.contains("connecting to"), "no dial without a route")
+            #expect(!daemon.stderr.contains("cannot connect"))
+            #expect(try pair.stats(port: port).connectionsTotal == 0)
+            let status = try await runCLI(["status", "--database", databasePath], directory: directory)
+            #expect(status.stdout.hasPrefix("intrapushd (pid \(daemon.pid)) is running, waiting for network"), "\(status.stdout)")
+
+            // Link up: connected within 1 s.
+            try await expectConnectedWithinASecond(after: { try pair.setClientLink(up: true) }, connections: 1, pair: pair, linkWatch: linkWatch, port: port, reader: reader)
+
+            // Link down while connected: the ping gets no answer within 5 s, the connection is
+            // dropped and, one failure counted, the daemon waits for the network without dialling.
+            try pair.setClientLink(up: false)
+            try await eventually(timeout: .seconds(15), "the daemon to wait for the network after losing its link") {
+                try reader.liveState()?.state == .waitingForNetwork
+            }
+            #expect(daemon.stderr.contains("the network changed; checking the connection with a ping"))
+            #expect(daemon.stderr.contains("no answer to the ping within 5s"))
+            #expect(try reader.liveState()?.reconnectAttempt == 1)
+            let dials = daemon.stderr.components(separatedBy: "connecting to").count
+            try await Task.sleep(for: .seconds(1))
+            #expect(daemon.stderr.components(separatedBy: "connecting to").count == dials, "no dial without a route")
+
+            // Link up again: the backoff of attempt 1 would be 15–30 s; connected within 1 s.
+            try await expectConnectedWithinASecond(after: { try pair.setClientLink(up: true) }, connections: 2, pair: pair, linkWatch: linkWatch, port: port, reader: reader)
+            #expect(daemon.stderr.contains("network changed (link up"), "\(daemon.stderr)")
+
+            daemon.signal(SIGTERM)
+            #expect(try await daemon.waitForExit() == 0)
+            server.signal(SIGTERM)
+            _ = try await server.waitForExit()
+        }
+
+        /// Runs `change`, then checks that the devserver saw connection number `connections`
+        /// open less than a second after the link became usable (its connection times are on
+        /// CLOCK_MONOTONIC too).
+        private func expectConnectedWithinASecond(
+            after change: () throws -> Void, connections: Int, pair: NamespacePair, linkWatch: [LinkUpWatch],
+            port: Int, reader: DatabaseReader
+        ) async throws {
+            let before = monotonicMicroseconds()
+            try change()
+            try await eventually(timeout: .seconds(10), "the daemon to connect") {
+                try reader.liveState()?.state == .connected
+            }
+            try await eventually(timeout: .seconds(5), "the kernel to report both ends of the link up") {
+                linkWatch.allSatisfy { $0.linkUp(since: before) != nil }
+            }
+            let linkUp = linkWatch.compactMap { $0.linkUp(since: before) }.max() ?? before
+            let stats = try pair.stats(port: port)
+            #expect(stats.connectionsTotal == connections)
+            let opened = stats.startedMonotonicMicroseconds + (stats.connectionTimesMicroseconds.last ?? 0)
+            #expect(opened - linkUp < 1_000_000,
+                    "connection \(connections) opened \(opened - linkUp) µs after the link had its carrier (\(opened - before) µs after ip link set up)")
+        }
+    }
+}
