@@ -13,7 +13,7 @@ extension Integration {
         /// peer 30 s), so only the verifying ping can notice the lost link quickly.
         @Test("link down: no dialling, waiting for network; link up: connected within 1 s whatever the backoff",
               .enabled(if: NamespacePair.unavailableReason == nil,
-                       "skipped: cannot create network namespaces (\(NamespacePair.unavailableReason ?? "")); needs root and ip(8) from iproute2"))
+                       "cannot create network namespaces here (\(NamespacePair.unavailableReason ?? "")): needs root and ip(8) from iproute2"))
         func linkDownAndUp() async throws {
             let pair = try NamespacePair()
             defer { pair.delete() }
