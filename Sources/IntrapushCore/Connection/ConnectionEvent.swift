@@ -29,6 +29,6 @@ struct CloseRequested: Sendable {
 /// Sent down the pipeline to have an open connection verified now (issue 6): a ping goes out
 /// and the connection is dropped when nothing comes back within a few seconds.
 struct VerifyRequested: Sendable {
-    /// Why, for the log: "the network changed (link down)".
+    /// Why, for the log: "the network changed".
     var reason: String
 }

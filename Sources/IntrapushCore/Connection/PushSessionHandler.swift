@@ -67,6 +67,9 @@ final class PushSessionHandler: ChannelInboundHandler, RemovableChannelHandler {
     func handlerRemoved(context: ChannelHandlerContext) {
         cancelTimers()
         self.context = nil
+        // A dial abandoned during the upgrade can add this handler to a channel that is already
+        // inactive: channelInactive never comes, and without this the session would wait forever.
+        reportClosed(closeReason ?? .closedByServer(code: nil))
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {

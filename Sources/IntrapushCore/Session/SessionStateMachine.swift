@@ -101,6 +101,11 @@ public struct SessionStateMachine<Random: RandomNumberGenerator>: Sendable where
         case .connected(let since):
             if now - since >= backoff.maximum { consecutiveFailures = 0 }
             return scheduleRetry(after: reason)
+        case .connecting:
+            // The connection's end overtook the dial's success (they travel separately: a push
+            // that could not be stored right after the open, say). A failed attempt, then; the
+            // success that follows belongs to a superseded dial.
+            return scheduleRetry(after: reason)
         case .closing(let thenReconnect):
             return finishClosing(thenReconnect: thenReconnect)
         default:

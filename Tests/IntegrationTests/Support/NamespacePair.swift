@@ -4,7 +4,8 @@ import IntrapushCore
 import IntrapushDevServer
 
 /// Two scratch network namespaces joined by a veth pair, for the network-awareness test: the
-/// server's (`vs`, 10.77.0.1/24) and the daemon's (`vc`, 10.77.0.2/24). Processes start inside
+/// server's (`vs`, 10.77.0.1/24, always up) and the daemon's (`vc`, down and without an address
+/// until the test brings it up and configures it, as a DHCP client would). Processes start inside
 /// one with `ip netns exec`, which execs them in place: the pid is the program's own. Needs root
 /// and ip(8). `delete()` removes both (the veth pair goes with them); call it from a `defer`.
 final class NamespacePair: @unchecked Sendable {
@@ -42,7 +43,6 @@ final class NamespacePair: @unchecked Sendable {
             try Self.ip("-n", client, "link", "add", "vc", "index", "7", "type", "veth",
                         "peer", "name", "vs", "netns", server, "index", "8")
             try Self.ip("-n", server, "addr", "add", "\(Self.serverAddress)/24", "dev", "vs")
-            try Self.ip("-n", client, "addr", "add", "10.77.0.2/24", "dev", "vc")
             for (namespace, link) in [(server, "lo"), (server, "vs"), (client, "lo")] {
                 try Self.ip("-n", namespace, "link", "set", link, "up")
             }
@@ -64,9 +64,16 @@ final class NamespacePair: @unchecked Sendable {
         try? Self.ip("netns", "delete", server)
     }
 
-    /// Sets the daemon's end of the link up or down (its subnet route comes and goes with it).
+    /// Sets the daemon's end of the link up or down; down also removes its address (and with it
+    /// the route to the server), as a DHCP client does when the carrier goes.
     func setClientLink(up: Bool) throws {
         try Self.ip("-n", client, "link", "set", "vc", up ? "up" : "down")
+        if !up { try Self.ip("-n", client, "addr", "flush", "dev", "vc") }
+    }
+
+    /// Configures the daemon's address: its subnet route, the route to the server, appears.
+    func addClientAddress() throws {
+        try Self.ip("-n", client, "addr", "add", "10.77.0.2/24", "dev", "vc")
     }
 
     /// `ip netns exec NAMESPACE EXECUTABLE ARGUMENTS…` as the arguments of `ip`.

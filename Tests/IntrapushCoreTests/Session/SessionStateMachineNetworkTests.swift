@@ -137,3 +137,18 @@ struct SessionStateMachineNetworkTests {
         #expect(StatusLine.waitingForNetwork(to: configuration) == "waiting for network: no route to push.corp:8080")
     }
 }
+
+@Suite("Session state machine: event order")
+struct SessionStateMachineOrderTests {
+    /// A connection that ends before its dial's success is reported must not leave the session
+    /// "connected" to nothing: it counts as a failed attempt and is retried.
+    @Test("a connection lost before its dial reported success is retried")
+    func lostBeforeEstablished() {
+        var session = SessionStateMachine(backoff: Backoff(minimum: .seconds(1), maximum: .seconds(60)), random: FixedRandom(value: .max))
+        let start = ContinuousClock.now
+        _ = session.started()
+        #expect(session.connectionLost(.storeFailed("refused"), at: start) == .scheduleReconnect(after: .seconds(1), attempt: 1))
+        #expect(session.connectionEstablished(at: start) == .none)
+        #expect(session.state == .waiting(attempt: 1))
+    }
+}
