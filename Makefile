@@ -21,9 +21,10 @@ VERSION    := $(shell head -n1 packaging/debian/changelog | cut -d' ' -f2 | tr -
 UPSTREAM_VERSION := $(firstword $(subst -, ,$(VERSION)))
 ARCH       := $(shell dpkg --print-architecture 2>/dev/null || uname -m)
 
-# System packages the build links against, and those the package test uses (Debian names).
+# System packages the build links against, and those the tests use (Debian names): iproute2's
+# ip(8) makes the network namespaces of the network-awareness tests (they skip without it).
 SYSTEM_DEPS := libsqlite3-dev libsystemd-dev pkg-config
-TEST_DEPS   := dpkg-dev binutils groff-base man-db systemd procps
+TEST_DEPS   := dpkg-dev binutils groff-base man-db systemd procps iproute2
 # lld, with relative relocations packed (DT_RELR, glibc >= 2.36) and no symbol table exported:
 # the start-up relocation pass and the dynamic symbols are what made 4-5 MiB of a static
 # binary resident at idle (measured: 25.4 -> 21.5 MiB RSS). Still position-independent.

@@ -12,8 +12,25 @@ extension PushSessionHandler {
 
     private func livenessTimerFired() {
         guard let context, var machine = liveness else { return }
-        let action = machine.timerFired(at: .now)
+        let slept = suspendDetector.observedNow()
+        if let slept {
+            logger.notice("the system slept for \(Int(slept.secondsValue.rounded())) s; checking the connection")
+        }
+        let action = machine.timerFired(at: .now, slept: slept)
         liveness = machine
+        perform(action, context: context)
+    }
+
+    /// The session asks for the connection to be verified now (the network changed).
+    func verifyRequested(_ request: VerifyRequested, context: ChannelHandlerContext) {
+        guard var machine = liveness, !isCloseSent else { return }
+        logger.info("\(request.reason); checking the connection with a ping")
+        let action = machine.verificationRequested(at: .now)
+        liveness = machine
+        perform(action, context: context)
+    }
+
+    private func perform(_ action: ConnectionLiveness.Action, context: ChannelHandlerContext) {
         switch action {
         case .sendHeartbeat(let wakeAt):
             if !isCloseSent {
@@ -25,10 +42,21 @@ extension PushSessionHandler {
                 events.send(.heartbeatSent(atMilliseconds: WallClock.nowMilliseconds()))
             }
             armLivenessTimer(context: context, at: wakeAt)
+        case .sendPing(let wakeAt):
+            if !isCloseSent {
+                write(.ping, data: context.channel.allocator.buffer(capacity: 0), context: context)
+                context.flush()
+            }
+            armLivenessTimer(context: context, at: wakeAt)
         case .wait(let until):
             armLivenessTimer(context: context, at: until)
         case .closeDeadConnection:
             logger.warning("nothing received for \(settings.deadPeerTimeout): dropping the connection")
+            closeReason = closeReason ?? .deadPeer
+            context.close(promise: nil)
+        case .closeUnverifiedConnection:
+            let timeout = liveness?.verificationTimeout ?? ConnectionLiveness.defaultVerificationTimeout
+            logger.warning("no answer to the ping within \(StatusLine.format(timeout)): dropping the connection")
             closeReason = closeReason ?? .deadPeer
             context.close(promise: nil)
         }

@@ -42,6 +42,8 @@ final class PushSessionHandler: ChannelInboundHandler, RemovableChannelHandler {
     var isCloseSent = false
     var closeTimer: Scheduled<Void>?
     var maskingKeys = MaskingKeySource()
+    /// Read on every liveness timer wake: a suspend makes the connection suspect.
+    var suspendDetector = SuspendDetector()
     private var hasReportedClosed = false
 
     init(
@@ -65,12 +67,16 @@ final class PushSessionHandler: ChannelInboundHandler, RemovableChannelHandler {
             deadPeerTimeout: settings.deadPeerTimeout,
             openedAt: now
         )
+        _ = suspendDetector.observedNow()  // the baseline the first wake compares with
         armLivenessTimer(context: context, at: liveness!.nextWakeUp)
     }
 
     func handlerRemoved(context: ChannelHandlerContext) {
         cancelTimers()
         self.context = nil
+        // A dial abandoned during the upgrade can add this handler to a channel that is already
+        // inactive: channelInactive never comes, and without this the session would wait forever.
+        reportClosed(closeReason ?? .closedByServer(code: nil))
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
@@ -122,6 +128,8 @@ final class PushSessionHandler: ChannelInboundHandler, RemovableChannelHandler {
             closeRequested(request, context: context)
         case let replaced as HookReplaced:
             hook = replaced.runner
+        case let request as VerifyRequested:
+            verifyRequested(request, context: context)
         default:
             context.fireUserInboundEventTriggered(event)
         }

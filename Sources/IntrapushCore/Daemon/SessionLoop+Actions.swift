@@ -21,6 +21,10 @@ extension SessionLoop {
             channel.pipeline.fireUserInboundEventTriggered(CloseRequested(reason: reason))
         case .cancelConnectAttempt:
             dialCancellation?.cancel()
+        case .waitForNetwork(let attempt):
+            waitForNetwork(attempt: attempt, tasks: &tasks)
+        case .verifyConnection:
+            channel?.pipeline.fireUserInboundEventTriggered(VerifyRequested(reason: "the network changed"))
         case .stop:
             isFinished = true
         case .none:
@@ -114,6 +118,34 @@ extension SessionLoop {
         }
     }
 
+    /// No route to the server: no dial until the network monitor reports one (or the periodic
+    /// look finds one). Renewed every `reconnect_max`, which keeps the live state fresh.
+    private mutating func waitForNetwork(attempt: Int, tasks: inout DiscardingTaskGroup) {
+        generation += 1  // a pending reconnect timer is void: the network decides now
+        let timerGeneration = generation
+        let text = StatusLine.waitingForNetwork(to: configuration)
+        if text != status { logger.notice("no route to \(configuration.host): waiting for network") }
+        setStatus(text)
+        let reason = machine.lastFailure
+        persist { state in
+            state.state = .waitingForNetwork
+            state.connectedSince = nil
+            state.reconnectAttempt = attempt
+            state.nextAttemptAt = nil
+            if let reason { state.lastError = reason.description }
+        }
+        let service = self.service
+        let interval = configuration.reconnectMax
+        tasks.addTask {
+            do {
+                try await Task.sleep(for: interval)
+                service.send(.networkRecheckDue(generation: timerGeneration))
+            } catch {
+                // Cancelled: the service is stopping.
+            }
+        }
+    }
+
     mutating func reload(tasks: inout DiscardingTaskGroup) {
         service.notifier.reloading()
         logger.info("reloading the configuration")
@@ -141,6 +173,7 @@ extension SessionLoop {
         machine.backoff = Backoff(minimum: new.reconnectMin, maximum: new.reconnectMax)
         logger.info(requiresReconnect ? "connection settings changed: reconnecting" : "configuration reloaded; connection kept")
         perform(machine.reloaded(requiresReconnect: requiresReconnect), tasks: &tasks)
+        checkRoute(tasks: &tasks)  // a new host may be reachable where the old one was not
         service.notifier.ready(status: status)
     }
 

@@ -11,6 +11,9 @@ struct SessionLoop {
     var channel: (any Channel)?
     var dialCancellation: DialCancellation?
     var dialer: WebSocketDialer?
+    /// Whether a route to the server exists, as last checked; nil without a network monitor
+    /// (nothing would tell us the network came back, so the daemon never holds its dialling).
+    var network: NetworkAvailability?
     var receivedTotal: Int64 = 0
     var lastCountStatusAt = ContinuousClock.now
     var status = ""
@@ -51,7 +54,12 @@ struct SessionLoop {
         case .connection(let connectionEvent, let connection) where connection == generation:
             handle(connectionEvent, tasks: &tasks)
         case .reconnectDelayElapsed(let timer) where timer == generation:
+            checkRoute(tasks: &tasks)
             perform(machine.reconnectDelayElapsed(), tasks: &tasks)
+        case .networkChanged(let change):
+            networkChanged(change, tasks: &tasks)
+        case .networkRecheckDue(let timer) where timer == generation:
+            recheckNetwork(tasks: &tasks)
         case .shutdownRequested:
             service.notifier.stopping()
             logger.info("stopping")

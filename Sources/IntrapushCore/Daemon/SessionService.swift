@@ -14,6 +14,10 @@ public final class SessionService: Service, Sendable {
         case dialFailed(DisconnectReason, generation: Int)
         case connection(ConnectionEvent, generation: Int)
         case reconnectDelayElapsed(generation: Int)
+        /// The netlink monitor saw the network change (sent from the monitor's thread).
+        case networkChanged(NetworkChange)
+        /// Time to look for a route again while waiting for the network.
+        case networkRecheckDue(generation: Int)
         case shutdownRequested
         case reloadRequested
         case probed(CheckedContinuation<Void, Never>)
@@ -59,6 +63,9 @@ public final class SessionService: Service, Sendable {
     public func run() async throws {
         let continuation = events.continuation
         var loop = SessionLoop(service: self, configuration: initialConfiguration)
+        let monitor = startNetworkMonitor()
+        defer { monitor?.stop() }
+        loop.watchNetwork(isMonitored: monitor != nil)
         // READY=1 only once every signal we answer is trapped: the service group traps SIGTERM
         // and SIGINT before it starts the services, SIGHUP is trapped here. Before, a SIGTERM or
         // a reload right after READY could meet the default action and kill the process.

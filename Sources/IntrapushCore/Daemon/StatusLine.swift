@@ -8,6 +8,11 @@ public enum StatusLine {
         "connected to \(configuration.host) (org \(configuration.org)) · \(received) received"
     }
 
+    /// No route to the server: the daemon does not dial until one appears (issue 6).
+    public static func waitingForNetwork(to configuration: Configuration) -> String {
+        "waiting for network: no route to \(configuration.host)"
+    }
+
     public static func reconnecting(in delay: Duration, attempt: Int, reason: DisconnectReason) -> String {
         if reason.isTokenRejection {
             return "\(reason); retrying in \(format(delay)) (attempt \(attempt))"

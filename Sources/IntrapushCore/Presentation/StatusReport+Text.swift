@@ -57,6 +57,8 @@ extension StatusReport {
             return "intrapushd\(pid) is connected" + (state.connectedSince.map { " since \(describe($0))" } ?? "")
         case .rejected:
             return "intrapushd\(pid) is running, but the server rejects its token"
+        case .waitingForNetwork:
+            return "intrapushd\(pid) is running, waiting for network (no route to the server)"
         default:
             return "intrapushd\(pid) is running, \(state.state)"
         }

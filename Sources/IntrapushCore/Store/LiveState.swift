@@ -14,6 +14,8 @@ public struct LiveState: Sendable, Equatable {
         public static let reconnecting = State(rawValue: "reconnecting")
         /// The server refused the token (HTTP 401/403).
         public static let rejected = State(rawValue: "rejected")
+        /// No route to the server: not dialling until the network comes back.
+        public static let waitingForNetwork = State(rawValue: "waiting-for-network")
         public static let stopped = State(rawValue: "stopped")
 
         public var description: String { rawValue }

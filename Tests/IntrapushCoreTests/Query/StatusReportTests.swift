@@ -41,6 +41,18 @@ import Testing
         #expect(json.contains(#""notifications":3,"unread":2}}"#))
     }
 
+    /// A daemon without a route to its server says so in the headline, not as a bare state name.
+    @Test("a running daemon waiting for the network")
+    func waitingForNetwork() {
+        let report = StatusReport(
+            state: LiveState(pid: 42, state: .waitingForNetwork, reconnectAttempt: 2, updatedAt: Self.now - 1_000),
+            liveness: .running,
+            database: .init(path: "/tmp/n.sqlite3", sizeBytes: 0, notifications: 0, unread: 0),
+            now: Self.now)
+        #expect(report.headline(useColor: false) == "intrapushd (pid 42) is running, waiting for network (no route to the server)")
+        #expect(report.json().contains(#""state":"waiting-for-network""#))
+    }
+
     /// Untrusted text (a title with an escape sequence) cannot drive the terminal.
     @Test("control characters are shown, not sent")
     func sanitizing() {
