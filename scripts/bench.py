@@ -9,9 +9,9 @@ goes to stderr; the table goes to stdout and to .build/bench.md.
 --smoke runs every figure once on tiny sizes and only checks that each was produced and that the
 guarantees hold (exit 1 otherwise); it compares nothing with the targets.
 """
-import argparse, os, shutil, signal, socket, sqlite3, statistics, subprocess, sys, time
+import os, shutil, signal, socket, sqlite3, statistics, subprocess, sys, time
 
-from bench_support import (DAEMON, DEVSERVER, ORG, ROOT, Bench, BenchError, DevServer,
+from bench_support import (DAEMON, DEVSERVER, ORG, ROOT, Bench, parse_options, table, BenchError, DevServer,
                            Interrupted, NotifyListener, Row, log, now_us, proc_status, runs, summarise, tail,
                            task_cpu_and_switches, wait_for)
 
@@ -302,58 +302,6 @@ def with_server(bench, name, body):
 
 
 # --- the table ---------------------------------------------------------------------------------
-
-
-def table(rows, smoke):
-    lines = ["| figure | target | min | median | max | met? | method |", "| --- | --- | --- | --- | --- | --- | --- |"]
-    for row in rows:
-        if row.error:
-            cells = ["—", "—", "—", "ERROR", row.error.splitlines()[0]]
-        else:
-            if getattr(row, "is_guarantee", False):
-                verdict = "PASS" if row.met else "FAIL"
-            elif smoke or row.met is None:
-                verdict = "—"
-            else:
-                verdict = "yes" if row.met else "NO"
-            cells = [*row.values, verdict, row.method]
-        lines.append("| " + " | ".join([row.figure, row.target, *cells]) + " |")
-    return "\n".join(lines)
-
-
-def parse_options():
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--smoke", action="store_true", help="tiny sizes; check only that every figure is produced")
-    parser.add_argument("--burst", type=int, help="pushes per burst (100,000)")
-    parser.add_argument("--runs", type=int, help="runs of the burst figures (5)")
-    parser.add_argument("--prefill", type=int, help="rows of the prefilled database (1,000,000)")
-    parser.add_argument("--steady-count", type=int, help="pushes per steady run (10,000)")
-    parser.add_argument("--steady-rate", type=int, help="pushes per second of a steady run (1,000)")
-    parser.add_argument("--steady-runs", type=int, help="steady runs (3)")
-    parser.add_argument("--heartbeat", type=float, help="heartbeat_interval of the idle daemon, s (10)")
-    parser.add_argument("--idle-wait", type=float, help="wait after the burst before reading memory, s (25)")
-    parser.add_argument("--cpu-window", type=float, help="idle CPU measured over, s (60)")
-    parser.add_argument("--watchdog", type=float, help="WATCHDOG_USEC of the idle daemon, s (30, the unit's)")
-    parser.add_argument("--start-runs", type=int, help="runs of start to READY=1 (11)")
-    parser.add_argument("--fleet", type=int, help="daemons in the fleet (200)")
-    parser.add_argument("--reconnect-min", type=float, help="reconnect_min of the fleet, s (3)")
-    parser.add_argument("--reconnect-max", type=float, help="reconnect_max of the fleet, s (10)")
-    parser.add_argument("--only", help="comma-separated figures to run: ingest,generator,latency,idle,start,fleet,"
-                                       "guarantees (default all)")
-    options = parser.parse_args()
-    full = dict(burst=100_000, runs=5, prefill=1_000_000, steady_count=10_000, steady_rate=1000, steady_runs=3,
-                heartbeat=10, idle_wait=25, cpu_window=60, watchdog=30, start_runs=11, fleet=200, reconnect_min=3, reconnect_max=10)
-    smoke = dict(burst=2_000, runs=1, prefill=20_000, steady_count=300, steady_rate=1000, steady_runs=1, heartbeat=1,
-                 idle_wait=2, cpu_window=1, watchdog=1, start_runs=3, fleet=10, reconnect_min=0.2, reconnect_max=1)
-    for key, value in (smoke if options.smoke else full).items():
-        if getattr(options, key) is None:
-            setattr(options, key, value)
-    figures = ["ingest", "generator", "latency", "idle", "start", "fleet", "guarantees"]
-    options.only = options.only.split(",") if options.only else figures
-    unknown = set(options.only) - set(figures)
-    if unknown:
-        parser.error(f"unknown figures: {', '.join(sorted(unknown))}")
-    return options
 
 
 def main():
