@@ -43,12 +43,14 @@ def wait_for(condition, timeout, what, interval=0.01):
 class DevServer:
     """One intrapush-devserver process and its HTTP API."""
 
-    def __init__(self, bench, name, port=0, verify_database=None):
+    def __init__(self, bench, name, port=0, verify_database=None, ack_text=None):
         self.bench = bench
         self.log_path = os.path.join(bench.work, f"{name}.log")
         args = [DEVSERVER, "serve", "--listen", f"127.0.0.1:{port}", "--token-file", bench.token_file, "--org", ORG]
         if verify_database:
             args += ["--verify-database", verify_database]
+        if ack_text:
+            args += ["--ack-text", ack_text]
         with open(self.log_path, "ab") as log_file:
             self.process = bench.spawn(args, stdout=subprocess.PIPE, stderr=log_file, text=True)
         line = self.process.stdout.readline().strip()

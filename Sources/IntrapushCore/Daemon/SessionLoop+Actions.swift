@@ -11,14 +11,9 @@ extension SessionLoop {
         case .closeConnection:
             // The handler drains pending commits, acknowledges them, then sends close 1000.
             let reason: DisconnectReason = machine.state == .closing(thenReconnect: true) ? .reconfigured : .shuttingDown
-            guard let channel, channel.isActive else {
-                // A dial cancelled by shutdown can still report success with a channel already
-                // closed: no handler will report that close, so it is the end of the connection.
-                self.channel = nil
-                perform(machine.connectionLost(reason, at: .now), tasks: &tasks)
-                return
-            }
-            channel.pipeline.fireUserInboundEventTriggered(CloseRequested(reason: reason))
+            // A channel that closed meanwhile needs nothing: its handler reports the close (from
+            // handlerRemoved when channelInactive came before the handler did).
+            channel?.pipeline.fireUserInboundEventTriggered(CloseRequested(reason: reason))
         case .cancelConnectAttempt:
             dialCancellation?.cancel()
         case .waitForNetwork(let attempt):

@@ -14,14 +14,16 @@ public final class StoreWorker: PushCommitter, Sendable {
     let liveState: NIOLockedValueBox<LiveState>
     /// Asks `RetentionService` for a pass; requests made while one waits count once.
     let pruneRequests = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
-    /// Whether a batch was committed since the memory was last released.
-    private let hasCommittedSinceRelease = NIOLockedValueBox(false)
+    /// The live state's `receivedTotal` when memory was last released: a batch committed since
+    /// shows as a larger total, so the push path keeps no flag of its own.
+    private let receivedAtLastRelease: NIOLockedValueBox<Int64>
     private let logger: Logger
 
     public init(store: NotificationStore, initialState: LiveState, logger: Logger) {
         self.store = store
         self.logger = logger
         self.liveState = NIOLockedValueBox(initialState)
+        self.receivedAtLastRelease = NIOLockedValueBox(initialState.receivedTotal)
         do {
             let checkpointer = try Checkpointer(path: store.path)
             // Before the first commit, so the connection is not yet in use on the store thread.
@@ -38,7 +40,6 @@ public final class StoreWorker: PushCommitter, Sendable {
     public func commit(_ pushes: [Push], on eventLoop: any EventLoop) -> EventLoopFuture<[StoreOutcome]> {
         let store = self.store
         let liveState = self.liveState
-        hasCommittedSinceRelease.withLockedValue { $0 = true }
         return pool.runIfActive(eventLoop: eventLoop) {
             let outcomes = try store.store(pushes) { outcomes in
                 // Written in the batch's transaction from a copy; the shared state takes the same
@@ -74,7 +75,12 @@ public final class StoreWorker: PushCommitter, Sendable {
     /// After pushes were stored, queues giving their memory back (called on a heartbeat, so
     /// an idle daemon shrinks without a timer of its own).
     public func releaseMemoryIfUsed() {
-        guard hasCommittedSinceRelease.withLockedValue({ used in defer { used = false }; return used }) else { return }
+        let received = liveState.withLockedValue { $0.receivedTotal }
+        let hasCommitted = receivedAtLastRelease.withLockedValue { last in
+            defer { last = received }
+            return received != last
+        }
+        guard hasCommitted else { return }
         let store = self.store
         pool.submit { poolState in
             guard case .active = poolState else { return }

@@ -18,13 +18,12 @@ struct JSONStringSpan {
         guard hasEscapes else {
             return String(decoding: UnsafeBufferPointer(rebasing: bytes[range]), as: UTF8.self)
         }
-        var scalars = String.UnicodeScalarView()
         var utf8 = [UInt8]()
-        var index = range.lowerBound
-        func flushUTF8() {
-            scalars.append(contentsOf: String(decoding: utf8, as: UTF8.self).unicodeScalars)
-            utf8.removeAll(keepingCapacity: true)
+        utf8.reserveCapacity(range.count)
+        func append(_ scalar: Unicode.Scalar) {
+            UTF8.encode(scalar) { utf8.append($0) }
         }
+        var index = range.lowerBound
         while index < range.upperBound {
             let byte = bytes[index]
             guard byte == UInt8(ascii: "\\") else {
@@ -32,31 +31,29 @@ struct JSONStringSpan {
                 index += 1
                 continue
             }
-            flushUTF8()
             let escaped = bytes[index + 1]
             index += 2
-            if escaped == UInt8(ascii: "u") {
-                var unit = Self.codeUnit(at: index, in: bytes)
-                index += 4
-                if UTF16.isLeadSurrogate(unit), index + 6 <= range.upperBound,
-                    bytes[index] == UInt8(ascii: "\\"), bytes[index + 1] == UInt8(ascii: "u")
-                {
-                    let trail = Self.codeUnit(at: index + 2, in: bytes)
-                    if UTF16.isTrailSurrogate(trail) {
-                        index += 6
-                        let value = 0x10000 + ((UInt32(unit) - 0xD800) << 10) + (UInt32(trail) - 0xDC00)
-                        scalars.append(Unicode.Scalar(value) ?? "\u{FFFD}")
-                        continue
-                    }
-                }
-                if UTF16.isLeadSurrogate(unit) || UTF16.isTrailSurrogate(unit) { unit = 0xFFFD }
-                scalars.append(Unicode.Scalar(unit) ?? "\u{FFFD}")
-            } else {
-                scalars.append(Self.simpleEscape(escaped))
+            guard escaped == UInt8(ascii: "u") else {
+                append(Self.simpleEscape(escaped))
+                continue
             }
+            let unit = Self.codeUnit(at: index, in: bytes)
+            index += 4
+            if UTF16.isLeadSurrogate(unit), index + 6 <= range.upperBound,
+                bytes[index] == UInt8(ascii: "\\"), bytes[index + 1] == UInt8(ascii: "u")
+            {
+                let trail = Self.codeUnit(at: index + 2, in: bytes)
+                if UTF16.isTrailSurrogate(trail) {
+                    index += 6
+                    let value = 0x10000 + ((UInt32(unit) - 0xD800) << 10) + (UInt32(trail) - 0xDC00)
+                    append(Unicode.Scalar(value) ?? "\u{FFFD}")
+                    continue
+                }
+            }
+            // A lone surrogate is no scalar: Unicode.Scalar(UInt16) is nil for it.
+            append(Unicode.Scalar(unit) ?? "\u{FFFD}")
         }
-        flushUTF8()
-        return String(scalars)
+        return String(decoding: utf8, as: UTF8.self)
     }
 
     private static func simpleEscape(_ byte: UInt8) -> Unicode.Scalar {

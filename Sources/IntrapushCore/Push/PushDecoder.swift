@@ -5,11 +5,9 @@
 /// object, keeps no id, title or body and is stored exactly as it came. Never throws: a bad
 /// frame must not stop the daemon.
 public struct PushDecoder: Sendable, Equatable {
-    public var idField: String {
-        didSet { wantedKeys[0] = Array(idField.utf8) }
-    }
+    public let idField: String
     /// `idField`, then the members the title and body come from, in order of preference.
-    private var wantedKeys: [[UInt8]]
+    private let wantedKeys: [[UInt8]]
 
     public init(idField: String = "id") {
         self.idField = idField

@@ -59,8 +59,9 @@ struct NetlinkMonitorTests {
         #expect(await changes.awaitChange(containing: .routeRemoved).contains(.routeRemoved))
     }
 
-    /// stop() ends the thread; a monitor can be dropped without being started.
-    @Test("start and stop are idempotent")
+    /// stop() joins the thread, so one that never ended would hang here: the time limit turns
+    /// that into a failure. A monitor can be dropped without being started.
+    @Test("start and stop are idempotent, and stop returns", .timeLimit(.minutes(1)))
     func stopping() throws {
         let monitor = try NetlinkMonitor { _ in }
         monitor.start()
