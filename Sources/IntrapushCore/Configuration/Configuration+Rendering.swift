@@ -36,6 +36,19 @@ extension Configuration {
             lines.append("# on_notification: unset")
         }
         add("log_level", string: logLevel.rawValue)
+        // {token} reads *** wherever the daemon shows these, as in the URL.
+        if headers.isEmpty {
+            lines.append("# headers: none")
+        } else {
+            let items = headers.map { quoted("\($0.name): \($0.value.replacing("{token}", with: "***"))") }
+            add("headers", "[" + items.joined(separator: ", ") + "]")
+        }
+        if let subprotocol { add("subprotocol", string: subprotocol) } else { lines.append("# subprotocol: unset") }
+        if let helloText {
+            add("hello_text", string: helloText.replacing("{token}", with: "***"))
+        } else {
+            lines.append("# hello_text: unset")
+        }
         return lines.joined(separator: "\n") + "\n"
     }
 

@@ -41,6 +41,12 @@ public struct Configuration: Sendable, Equatable {
     /// `HookCommandLine(parsing:)` accepts, and `hookCommand` is its split form.
     public var onNotification: String?
     public var logLevel: LogLevel
+    /// Extra lines for the opening handshake, as written (`{token}` not replaced).
+    public var headers: [HandshakeHeader]
+    /// Asked for with `Sec-WebSocket-Protocol`; a server that does not select it fails the handshake.
+    public var subprotocol: String?
+    /// The first frame of every new connection, as written (`{token}` not replaced).
+    public var helloText: String?
 
     public init(
         host: String,
@@ -64,7 +70,10 @@ public struct Configuration: Sendable, Equatable {
         retentionDays: Int = Defaults.retentionDays,
         retentionMaxRows: Int = Defaults.retentionMaxRows,
         onNotification: String? = nil,
-        logLevel: LogLevel = .info
+        logLevel: LogLevel = .info,
+        headers: [HandshakeHeader] = [],
+        subprotocol: String? = nil,
+        helloText: String? = nil
     ) {
         self.host = host
         self.org = org
@@ -88,6 +97,9 @@ public struct Configuration: Sendable, Equatable {
         self.retentionMaxRows = retentionMaxRows
         self.onNotification = onNotification
         self.logLevel = logLevel
+        self.headers = headers
+        self.subprotocol = subprotocol
+        self.helloText = helloText
     }
 
     /// `on_notification` split into a program and its arguments; `nil` when unset (or, for a
@@ -98,14 +110,25 @@ public struct Configuration: Sendable, Equatable {
 
     /// Whether a reload with `other` must drop the live connection (host, org, client, token,
     /// tls, ca_file, path, connect_timeout, max_message_size, heartbeat_*, dead_peer_timeout,
-    /// ack_text, id_field).
+    /// ack_text, id_field, headers, subprotocol, hello_text).
     public func requiresReconnect(comparedTo other: Configuration) -> Bool {
         host != other.host || org != other.org || client != other.client || token != other.token
             || tls != other.tls || caFile != other.caFile || pathTemplate != other.pathTemplate
             || connectTimeout != other.connectTimeout || maxMessageSize != other.maxMessageSize
             || heartbeatInterval != other.heartbeatInterval || heartbeatText != other.heartbeatText
             || deadPeerTimeout != other.deadPeerTimeout || ackText != other.ackText
-            || idField != other.idField
+            || idField != other.idField || headers != other.headers || subprotocol != other.subprotocol
+            || helloText != other.helloText
+    }
+
+    /// The `headers` lines as the handshake sends them, `{token}` replaced by the token.
+    public var handshakeHeaders: [HandshakeHeader] {
+        headers.map { $0.expanded(token: token.value) }
+    }
+
+    /// `hello_text` as sent, `{token}` replaced by the token; `nil` when unset.
+    public var helloFrame: String? {
+        helloText?.replacing("{token}", with: token.value)
     }
 }
 

@@ -61,13 +61,23 @@ struct ConfigurationFile {
         return false
     }
 
+    private static func strings(in value: any TOMLValueConvertible) -> RawSetting.Value? {
+        guard let array = value.array else { return nil }
+        var strings: [String] = []
+        for element in array {
+            guard let string = element.string else { return nil }
+            strings.append(string)
+        }
+        return .strings(strings)
+    }
+
     private static func rawValue(_ value: any TOMLValueConvertible) -> RawSetting.Value {
         switch value.type {
         case .string: .string(value.string ?? "")
         case .int: .integer(value.int ?? 0)
         case .double: .double(value.double ?? 0)
         case .bool: .bool(value.bool ?? false)
-        case .array: .other(typeName: "an array")
+        case .array: strings(in: value) ?? .other(typeName: "an array of other values than strings")
         case .table: .other(typeName: "a table")
         case .date, .time, .dateTime: .other(typeName: "a \(value.type)")
         }

@@ -23,6 +23,9 @@ enum ConfigurationKey: String, CaseIterable, Sendable {
     case retentionMaxRows = "retention_max_rows"
     case onNotification = "on_notification"
     case logLevel = "log_level"
+    case headers
+    case subprotocol
+    case helloText = "hello_text"
 
     static let environmentPrefix = "INTRAPUSH_"
 
@@ -36,8 +39,9 @@ enum ConfigurationKey: String, CaseIterable, Sendable {
         guard environmentVariable == variable else { return nil }
     }
 
-    /// Whether quoting the value in a message would give it away.
-    var isSecret: Bool { self == .token }
+    /// Whether quoting the value in a message could give away a credential: the token, and the
+    /// keys that may carry one (`Authorization` headers, a login frame).
+    var isSecret: Bool { self == .token || self == .headers || self == .helloText }
 }
 
 /// A value as the file or the environment gave it, before it is checked against its key's type.
@@ -47,6 +51,8 @@ struct RawSetting {
         case integer(Int)
         case double(Double)
         case bool(Bool)
+        /// A TOML array whose every element is a string.
+        case strings([String])
         /// A TOML value of another type: a date, an array, an inline table.
         case other(typeName: String)
         /// An environment variable: text to be read as the key's type.
@@ -70,6 +76,7 @@ extension RawSetting.Value {
         case .integer(let number): String(number)
         case .double(let number): String(number)
         case .bool(let flag): String(flag)
+        case .strings(let list): "[" + list.map(\.debugDescription).joined(separator: ", ") + "]"
         case .other(let typeName): typeName
         }
     }

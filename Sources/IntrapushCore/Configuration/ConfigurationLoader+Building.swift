@@ -26,6 +26,12 @@ extension ConfigurationLoader {
                 "reconnect_max (\(DurationParser.format(reconnectMax))) must not be less than reconnect_min (\(DurationParser.format(reconnectMin)))")
         }
         let token = purpose == .daemon ? resolveToken(reader: &reader, warnings: &warnings) : (Secret(""), "not read")
+        let headers = handshakeHeaders(reader: &reader)
+        if headers.contains(where: { $0.value.contains("{token}") }),
+            token.0.value.unicodeScalars.contains(where: \.isControlCharacter)
+        {
+            reader.report(.headers, "uses {token}, but the token has control characters, which a header cannot carry")
+        }
 
         return Configuration(
             host: host ?? "",
@@ -50,7 +56,10 @@ extension ConfigurationLoader {
             retentionMaxRows: nonNegative(.retentionMaxRows, reader: &reader)
                 ?? Configuration.Defaults.retentionMaxRows,
             onNotification: hookCommand(reader: &reader),
-            logLevel: logLevel(reader: &reader)
+            logLevel: logLevel(reader: &reader),
+            headers: headers,
+            subprotocol: subprotocol(reader: &reader),
+            helloText: optionalText(.helloText, reader: &reader)
         )
     }
 
@@ -99,6 +108,35 @@ extension ConfigurationLoader {
             reader.reject(.onNotification, error.message)
             return nil
         }
+        return text
+    }
+
+    /// Every `headers` item checked; a bad one is reported by its position and name, never its value.
+    private func handshakeHeaders(reader: inout SettingReader) -> [HandshakeHeader] {
+        guard let lines = reader.strings(.headers, example: #"["Authorization: Bearer {token}"]"#) else { return [] }
+        var headers: [HandshakeHeader] = []
+        for (index, line) in lines.enumerated() {
+            switch HandshakeHeader.parse(line) {
+            case .success(let header): headers.append(header)
+            case .failure(let problem): reader.report(.headers, "item \(index + 1) \(problem.message)")
+            }
+        }
+        return headers
+    }
+
+    /// One subprotocol name; empty is unset (so that the environment can turn off the file's).
+    private func subprotocol(reader: inout SettingReader) -> String? {
+        guard let name = reader.string(.subprotocol), !name.isEmpty else { return nil }
+        guard name.unicodeScalars.allSatisfy(\.isHTTPTokenCharacter) else {
+            reader.reject(.subprotocol, "must be one subprotocol name: letters, digits and !#$%&'*+-.^_`|~, no spaces or commas")
+            return nil
+        }
+        return name
+    }
+
+    /// A string where empty means unset.
+    private func optionalText(_ key: ConfigurationKey, reader: inout SettingReader) -> String? {
+        guard let text = reader.string(key), !text.isEmpty else { return nil }
         return text
     }
 

@@ -38,6 +38,19 @@ struct SettingReader {
         }
     }
 
+    /// A list of strings: a TOML array of strings, or in the environment one item per line.
+    mutating func strings(_ key: ConfigurationKey, example: String) -> [String]? {
+        switch settings[key]?.value {
+        case nil: return nil
+        case .strings(let list): return list
+        case .environment(let text):
+            return text.split(whereSeparator: \.isNewline).map(String.init).filter { !$0.trimmingWhitespace().isEmpty }
+        default:
+            reject(key, "expected an array of strings like \(example)")
+            return nil
+        }
+    }
+
     mutating func bool(_ key: ConfigurationKey) -> Bool? {
         switch settings[key]?.value {
         case nil: return nil

@@ -124,6 +124,11 @@ final class PushSessionHandler: ChannelInboundHandler, RemovableChannelHandler {
 
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
         switch event {
+        case is UpgradeCompleted:
+            if let hello = settings.helloText {
+                write(.text, data: context.channel.allocator.buffer(string: hello), context: context)
+                context.flush()
+            }
         case let request as CloseRequested:
             closeRequested(request, context: context)
         case let replaced as HookReplaced:

@@ -10,10 +10,12 @@ public struct SessionSettings: Sendable, Equatable {
     public var deadPeerTimeout: Duration
     public var maxMessageSize: Int
     public var decoder: PushDecoder
+    /// The first frame of every connection (`hello_text` with the real token); `nil` sends none.
+    public var helloText: String?
 
     public init(
         heartbeatText: String, ackText: String, heartbeatInterval: Duration,
-        deadPeerTimeout: Duration, maxMessageSize: Int, idField: String
+        deadPeerTimeout: Duration, maxMessageSize: Int, idField: String, helloText: String? = nil
     ) {
         self.heartbeatText = heartbeatText
         self.ackText = ackText
@@ -22,6 +24,7 @@ public struct SessionSettings: Sendable, Equatable {
         self.deadPeerTimeout = deadPeerTimeout
         self.maxMessageSize = maxMessageSize
         self.decoder = PushDecoder(idField: idField)
+        self.helloText = helloText
     }
 
     /// The acknowledgement for a push: `ack_text` with `{id}` replaced by its id (empty without one).

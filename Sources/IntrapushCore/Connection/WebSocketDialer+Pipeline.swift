@@ -29,8 +29,9 @@ extension WebSocketDialer {
         let upgrader = NIOTypedWebSocketClientUpgrader<UpgradeOutcome>(
             maxFrameSize: factory.settings.maxMessageSize,
             enableAutomaticErrorHandling: false,  // PushSessionHandler answers protocol errors
-            upgradePipelineHandler: { channel, _ in
+            upgradePipelineHandler: { channel, response in
                 channel.eventLoop.makeCompletedFuture {
+                    try Self.checkSubprotocol(of: response, requested: target.subprotocol)
                     // Fragmented messages are joined, bounded by the same limit as a single frame.
                     try channel.pipeline.syncOperations.addHandlers(
                         NIOWebSocketFrameAggregator(
@@ -44,13 +45,8 @@ extension WebSocketDialer {
                 }
             }
         )
-        var headers = HTTPHeaders()
-        headers.add(name: "Host", value: target.hostHeader)
-        headers.add(name: "User-Agent", value: "intrapushd")
-        headers.add(name: "Content-Length", value: "0")
-        let requestHead = HTTPRequestHead(version: .http1_1, method: .GET, uri: target.path, headers: headers)
         let configuration = NIOTypedHTTPClientUpgradeConfiguration<UpgradeOutcome>(
-            upgradeRequestHead: requestHead,
+            upgradeRequestHead: Self.upgradeRequestHead(for: target),
             upgraders: [upgrader],
             notUpgradingCompletionHandler: { channel in
                 // The refused response head is handed on after this returns: capture its status.
@@ -65,13 +61,55 @@ extension WebSocketDialer {
         // A server may send its first frames in the same segment as the 101 (redelivery does):
         // the default would drop those bytes, and with them the first pushes.
         pipelineConfiguration.leftOverBytesStrategy = .forwardBytes
-        return try operations.configureUpgradableHTTPClientPipeline(configuration: pipelineConfiguration)
+        let upgrade = try operations.configureUpgradableHTTPClientPipeline(configuration: pipelineConfiguration)
+        upgrade.whenComplete { result in
+            switch result {
+            case .success(.upgraded(let channel)):
+                // Runs as the upgrade handler turns to passing writes on and before it hands on
+                // the frames that came with the 101: `hello_text` goes out before anything else.
+                channel.pipeline.fireUserInboundEventTriggered(UpgradeCompleted())
+            case .success(.refused):
+                break  // closed by the dialer once the status is known
+            case .failure:
+                channel.close(promise: nil)  // else a failed upgrade would leave the socket open
+            }
+        }
+        return upgrade
+    }
+
+    /// A plain RFC 6455 `GET`: no body framing (`Content-Length: 0` on a `GET` is what strict
+    /// servers such as Python's websockets refuse), the configured `headers`, the subprotocol.
+    /// `Upgrade`, `Connection` and the `Sec-WebSocket-*` keys are added by NIO's upgraders.
+    static func upgradeRequestHead(for target: DialTarget) -> HTTPRequestHead {
+        var headers = HTTPHeaders()
+        headers.add(name: "Host", value: target.hostHeader)
+        if !target.headers.contains(where: { $0.name.lowercased() == "user-agent" }) {
+            headers.add(name: "User-Agent", value: "intrapushd")
+        }
+        for header in target.headers {
+            headers.add(name: header.name, value: header.value)
+        }
+        if let subprotocol = target.subprotocol {
+            headers.add(name: "Sec-WebSocket-Protocol", value: subprotocol)
+        }
+        return HTTPRequestHead(version: .http1_1, method: .GET, uri: target.path, headers: headers)
+    }
+
+    /// RFC 6455 §4.1: the server selects the subprotocol that was asked for, and none that was not.
+    static func checkSubprotocol(of response: HTTPResponseHead, requested: String?) throws(SubprotocolMismatch) {
+        let selected = response.headers["Sec-WebSocket-Protocol"].first.map { String($0.trimmingWhitespace()) }
+        guard selected == requested else {
+            throw SubprotocolMismatch(requested: requested, selected: selected)
+        }
     }
 
     /// Why a dial failed: our own timeout or cancellation explains a closed channel first.
     static func reason(for error: any Error, cancellation: DialCancellation) -> DisconnectReason {
         if cancellation.hasTimedOut { return .timedOut }
         if cancellation.isCancelled { return .error("connection attempt abandoned") }
+        if let mismatch = error as? SubprotocolMismatch {
+            return .subprotocolMismatch(requested: mismatch.requested, selected: mismatch.selected)
+        }
         if let error = error as? NIOConnectionError {
             if let first = error.connectionErrors.first {
                 return .unreachable(describe(first.error))
@@ -103,6 +141,16 @@ extension WebSocketDialer {
         return String(describing: error)
     }
 }
+
+/// The server upgraded, but selected another subprotocol than the one asked for (or none).
+struct SubprotocolMismatch: Error {
+    var requested: String?
+    var selected: String?
+}
+
+/// Fired into the pipeline once the upgrade is complete and writes pass: the session handler may
+/// send its first frame.
+struct UpgradeCompleted: Sendable {}
 
 /// Passes the HTTP response head of a refused upgrade on and remembers its status.
 final class RefusalStatusRecorder: ChannelInboundHandler, RemovableChannelHandler {

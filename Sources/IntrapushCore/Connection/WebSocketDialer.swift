@@ -16,8 +16,15 @@ public struct DialTarget: Sendable, Equatable {
     public var useTLS: Bool
     public var caFile: String?
     public var connectTimeout: Duration
+    /// Extra handshake lines, with the real token: never logged.
+    public var headers: [HandshakeHeader]
+    /// Sent as `Sec-WebSocket-Protocol`; the server must select it.
+    public var subprotocol: String?
 
-    public init(host: String, port: Int, hostHeader: String, path: String, useTLS: Bool, caFile: String?, connectTimeout: Duration) {
+    public init(
+        host: String, port: Int, hostHeader: String, path: String, useTLS: Bool, caFile: String?,
+        connectTimeout: Duration, headers: [HandshakeHeader] = [], subprotocol: String? = nil
+    ) {
         self.host = host
         self.port = port
         self.hostHeader = hostHeader
@@ -25,6 +32,8 @@ public struct DialTarget: Sendable, Equatable {
         self.useTLS = useTLS
         self.caFile = caFile
         self.connectTimeout = connectTimeout
+        self.headers = headers
+        self.subprotocol = subprotocol
     }
 }
 

@@ -52,7 +52,8 @@ extension SessionLoop {
                 heartbeatText: configuration.heartbeatText, ackText: configuration.ackText,
                 heartbeatInterval: configuration.heartbeatInterval,
                 deadPeerTimeout: configuration.deadPeerTimeout,
-                maxMessageSize: configuration.maxMessageSize, idField: configuration.idField
+                maxMessageSize: configuration.maxMessageSize, idField: configuration.idField,
+                helloText: configuration.helloFrame
             ),
             committer: service.storeWorker,
             events: ConnectionEventSink { event in service.send(.connection(event, generation: dialGeneration)) },
@@ -77,7 +78,8 @@ extension SessionLoop {
         let target = DialTarget(
             host: endpoint.host, port: endpoint.port, hostHeader: endpoint.hostHeader,
             path: endpoint.path, useTLS: configuration.tls, caFile: configuration.caFile,
-            connectTimeout: configuration.connectTimeout
+            connectTimeout: configuration.connectTimeout,
+            headers: configuration.handshakeHeaders, subprotocol: configuration.subprotocol
         )
         let made = try WebSocketDialer(group: service.group, target: target)
         dialer = made

@@ -6,6 +6,8 @@ public enum DisconnectReason: Sendable, Equatable, CustomStringConvertible {
     case timedOut
     /// The upgrade was answered with an HTTP status other than 101.
     case handshakeRejected(status: Int)
+    /// The upgrade succeeded but the server selected another subprotocol than `subprotocol` asked for.
+    case subprotocolMismatch(requested: String?, selected: String?)
     /// The server sent a close frame (its code, when it gave one) or closed the TCP connection.
     case closedByServer(code: Int?)
     /// Nothing arrived for `dead_peer_timeout`.
@@ -34,6 +36,12 @@ public enum DisconnectReason: Sendable, Equatable, CustomStringConvertible {
         case .handshakeRejected(let status) where status == 401 || status == 403:
             return "token rejected by the server (HTTP \(status))"
         case .handshakeRejected(let status): return "upgrade refused with HTTP \(status)"
+        case .subprotocolMismatch(let requested?, nil):
+            return "the server did not select subprotocol \(requested); check subprotocol in the configuration"
+        case .subprotocolMismatch(let requested?, let selected?):
+            return "the server selected subprotocol \(selected) instead of \(requested); check subprotocol in the configuration"
+        case .subprotocolMismatch(nil, let selected):
+            return "the server selected subprotocol \(selected ?? "?"), which was not asked for; set subprotocol if the server needs it"
         case .closedByServer(let code?): return "closed by the server (code \(code))"
         case .closedByServer(nil): return "connection closed by the server"
         case .deadPeer: return "no answer from the server (dead peer)"

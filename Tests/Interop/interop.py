@@ -1,0 +1,222 @@
+#!/usr/bin/env python3
+"""The interop matrix: the real intrapushd against server stacks we did not write.
+
+Usage: interop.py --daemon PATH [--only NAME[,NAME…]]
+
+Each row starts one stack's server program (servers/, see README.md), optionally behind nginx or
+HAProxy terminating wss with a private CA, runs the daemon against it, and checks what the server
+saw and what the daemon committed. Prints one line per row, then 'N passed, N failed'.
+"""
+import argparse
+import json
+import os
+import sqlite3
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+import interop_support as support
+
+sys.path.insert(0, str(support.SERVERS))
+from scenario import FRAGMENTED  # noqa: E402  (the same text every server sends)
+
+PUSHES = 200
+TOKEN = "good-token"
+SUBPROTOCOL = "intrapush.v1"
+HELLO = '{"type":"hello","token":"{token}"}'
+EXPECTED_ORDER = ["frag"] + [f"p{i}" for i in range(1, PUSHES + 1)]
+RECONNECT_MAX = 1.0
+
+
+class Row:
+    def __init__(self, stack, daemon, work, front=None, certificates=None):
+        self.stack, self.daemon, self.work, self.front, self.certificates = stack, daemon, Path(work), front, certificates
+        self.database = self.work / "notifications.sqlite3"
+        self.label = f"{stack.name} {stack.version}"
+        self.early_acks = []  # acknowledgements the server held before the row was committed
+        self.reader = None
+
+    def check_committed(self, event):
+        """Runs on the reader thread as each ack arrives: its push must already be in the database."""
+        if event["event"] != "ack":
+            return
+        if self.reader is None:
+            self.reader = sqlite3.connect(f"file:{self.database}?mode=ro", uri=True, check_same_thread=False)
+        found = self.reader.execute("SELECT 1 FROM notifications WHERE message_id = ?", (event["id"],)).fetchone()
+        if not found:
+            self.early_acks.append(event["id"])
+
+    def start_server(self):
+        port = support.free_port()
+        env = dict(os.environ, INTEROP_PORT=str(port), INTEROP_PATH=f"/connect/linux/acme/{TOKEN}",
+                   INTEROP_PUSHES=str(PUSHES), INTEROP_SUBPROTOCOL=SUBPROTOCOL, **self.stack.env)
+        stderr = open(self.work / "server.log", "w")
+        server = subprocess.Popen(self.stack.argv, env=env, stdout=subprocess.PIPE, stderr=stderr, text=True)
+        support.wait_for_port(port, server)
+        self.events = support.EventLog(server.stdout, self.check_committed)
+        self.processes = [server]
+        if not self.front:
+            return f"127.0.0.1:{port}"
+        front_port = support.free_port()
+        name, argv = self.front(self.work, front_port, port, self.certificates)
+        self.label += f" behind {name} (wss)"
+        proxy = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=open(self.work / "proxy.log", "w"))
+        support.wait_for_port(front_port, proxy)
+        self.processes.append(proxy)
+        return f"localhost:{front_port}"
+
+    def start_daemon(self, address, token=TOKEN, subprotocol=SUBPROTOCOL, name="daemon"):
+        lines = [f'host = "{address}"', 'org = "acme"', f'token = "{token}"', f'database = "{self.database}"',
+                 'ack_text = "ack {id}"', 'heartbeat_interval = "1s"', 'reconnect_min = "100ms"',
+                 f'reconnect_max = "{RECONNECT_MAX}s"', 'headers = ["X-Interop: interop {token}"]',
+                 f'subprotocol = "{subprotocol}"', f"hello_text = '{HELLO}'", 'log_level = "debug"']
+        if self.front:
+            lines += ["tls = true", f'ca_file = "{self.certificates[0]}"']
+        config = self.work / f"{name}.conf"
+        config.write_text("\n".join(lines) + "\n")
+        env = {k: v for k, v in os.environ.items() if not k.startswith("INTRAPUSH_") and k != "NOTIFY_SOCKET"}
+        return subprocess.Popen([self.daemon, "--config", str(config)], env=env, stdout=subprocess.DEVNULL,
+                                stderr=open(self.work / f"{name}.log", "w"))
+
+    def status(self):
+        cli = Path(self.daemon).with_name("intrapush")
+        out = subprocess.run([cli, "status", "--json", "--database", str(self.database)],
+                             capture_output=True, text=True)
+        return json.loads(out.stdout) if out.stdout.strip() else {}
+
+    def run(self):
+        started = time.monotonic()
+        address = self.start_server()
+        try:
+            details = self.deliver(address)
+            details += self.rejected_token(address)
+        finally:
+            for process in reversed(self.processes):
+                support.stop(process)
+        return f"{self.label}: {details}, {time.monotonic() - started:.1f} s"
+
+    def deliver(self, address):
+        daemon = self.start_daemon(address)
+        try:
+            self.events.wait(lambda log: log.of("complete"), 60, "every push acknowledged")
+            idle = ""
+            if self.front:
+                # Longer than the proxy's idle timeout: only heartbeats and pongs keep the tunnel open.
+                wait = 2.5 * support.PROXY_IDLE_TIMEOUT_MS / 1000
+                time.sleep(wait)  # the claim is that nothing happens for this long
+                opens = len(self.events.of("open"))
+                assert opens == 2, f"the connection was dropped while idle behind the proxy ({opens} connections)"
+                idle = f", idle {wait:.2f} s > proxy timeout kept open"
+        finally:
+            status = support.stop(daemon)
+        assert status == 0, f"the daemon exited with {status} on SIGTERM"
+        return self.check_delivery() + idle
+
+    def check_delivery(self):
+        opens = self.events.of("open")
+        for event in opens:
+            assert event["content_length"] is None and event["transfer_encoding"] is None, \
+                f"the handshake announced a body: {event}"
+            assert event["protocol"] == SUBPROTOCOL, f"Sec-WebSocket-Protocol was {event['protocol']!r}"
+            assert event["x_interop"] == f"interop {TOKEN}", f"X-Interop was {event['x_interop']!r}"
+        hello = HELLO.replace("{token}", TOKEN)
+        sent = EXPECTED_ORDER
+        for event in opens:
+            n = event["connection"]
+            frames = [e for e in self.events.events if e.get("connection") == n and e["event"] in ("text", "ack")]
+            assert frames and frames[0].get("text") == hello, f"connection {n}: the first frame was {frames[:1]}"
+            acks = [e["id"] for e in self.events.of("ack", n)]
+            assert acks == sent[:len(acks)], f"connection {n}: acknowledgements out of order: {acks[:5]}…"
+            pongs = [e["payload"] for e in self.events.of("pong", n)]
+            assert f"ping-{n}" in pongs, f"connection {n}: no pong with the ping's payload (got {pongs})"
+            if n == 1:
+                assert len(acks) >= PUSHES // 2 + 1, f"connection 1: only {len(acks)} acknowledgements"
+                assert self.events.of("closing", 1), "the server did not close connection 1 with 1001"
+            sent = [ident for ident in sent if ident not in acks]
+        assert not sent, f"never acknowledged: {sent[:5]}"
+        assert not self.early_acks, f"acknowledged before committed: {self.early_acks[:5]}"
+        with sqlite3.connect(f"file:{self.database}?mode=ro", uri=True) as db:
+            rows = db.execute("SELECT message_id, payload FROM notifications ORDER BY id").fetchall()
+        assert [r[0] for r in rows] == EXPECTED_ORDER, f"stored {len(rows)} rows, not frag + p1…p{PUSHES} in order"
+        assert rows[0][1] == FRAGMENTED, "the fragmented message was not stored whole"
+        redelivered = len(self.events.of("ack", 2))
+        return (f"{PUSHES}/{PUSHES} stored and acknowledged in order, none early; fragmented message whole; "
+                f"pings answered; 1001 → reconnected, {redelivered} redelivered; hello first; headers and "
+                f"subprotocol seen")
+
+    def rejected_token(self, address):
+        before = len(self.events.of("rejected"))
+        daemon = self.start_daemon(address, token="wrong-token", name="rejected")
+        try:
+            self.events.wait(lambda log: len(log.of("rejected")) >= before + 3, 15, "three rejected attempts")
+            status = self.status()
+        finally:
+            support.stop(daemon)
+        times = [e["t"] for e in self.events.of("rejected")[before:before + 3]]
+        gaps = [b - a for a, b in zip(times, times[1:])]
+        assert min(gaps) >= RECONNECT_MAX - 0.01, f"a rejected token was retried after {min(gaps):.3f} s"
+        assert status.get("state") == "rejected" and "401" in (status.get("last_error") or ""), \
+            f"status does not report the rejection: {status.get('state')}, {status.get('last_error')}"
+        return f"; 401 reported as rejected, retried every {min(gaps):.2f}–{max(gaps):.2f} s"
+
+
+def subprotocol_refused(stack, daemon, work):
+    """A server that does not select the subprotocol asked for fails the attempt, with a clear reason."""
+    row = Row(stack, daemon, work)
+    address = row.start_server()
+    try:
+        process = row.start_daemon(address, subprotocol="other.v9", name="subprotocol")
+        deadline = time.monotonic() + 15
+        while "did not select" not in (row.status().get("last_error") or ""):
+            assert time.monotonic() < deadline, f"no subprotocol failure reported: {row.status().get('last_error')}"
+            time.sleep(0.1)  # the status lives in the database; nothing to await
+        support.stop(process)
+        assert not row.events.of("ack"), "pushes were taken over a connection without the subprotocol"
+        return f"{row.label}: a subprotocol the server does not select fails the attempt ({row.status()['last_error']})"
+    finally:
+        for process in row.processes:
+            support.stop(process)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--daemon", required=True)
+    parser.add_argument("--only", help="comma-separated stack names")
+    args = parser.parse_args()
+    daemon = str(Path(args.daemon).resolve())
+    started = time.monotonic()
+    wanted = set(args.only.split(",")) if args.only else set(support.STACKS)
+    stacks = {name: make() for name, make in support.STACKS.items() if name in wanted}
+    with tempfile.TemporaryDirectory(prefix="intrapush-interop-") as top:
+        certificates = support.make_certificates(top)
+        rows = [(name, lambda work, s=stack: Row(s, daemon, work).run()) for name, stack in stacks.items()]
+        if "websockets" in stacks:
+            rows.append(("websockets", lambda work: Row(stacks["websockets"], daemon, work, support.nginx_front,
+                                                        certificates).run()))
+        if "gorilla" in stacks:
+            rows.append(("gorilla", lambda work: Row(stacks["gorilla"], daemon, work, support.haproxy_front,
+                                                     certificates).run()))
+        if "websockets" in stacks:
+            rows.append(("websockets", lambda work: subprotocol_refused(stacks["websockets"], daemon, work)))
+        passed = failed = 0
+        for index, (name, row) in enumerate(rows):
+            work = Path(top) / f"row{index}"
+            work.mkdir()
+            try:
+                print(f"PASS {row(work)}", flush=True)
+                passed += 1
+            except Exception as error:  # one failing stack must not hide the others
+                print(f"FAIL {name}: {error} (logs: {work})", flush=True)
+                for log in sorted(work.glob("*.log")):
+                    print(f"--- {log.name}\n{log.read_text()[-3000:]}", flush=True)
+                failed += 1
+    print(f"interop matrix: {time.monotonic() - started:.0f} s")
+    print(f"{passed} passed, {failed} failed")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

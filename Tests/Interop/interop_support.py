@@ -1,0 +1,212 @@
+"""What interop.py runs: the server stacks (built once), the proxies in front, the processes."""
+import json
+import os
+import shutil
+import socket
+import subprocess
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+SERVERS = HERE / "servers"
+ROOT = HERE.parent.parent
+CACHE = ROOT / ".build" / "interop"
+VENV_PYTHON = CACHE / "venv" / "bin" / "python"
+JETTY_JARS = ["jetty9-server", "jetty9-servlet", "jetty9-http", "jetty9-io", "jetty9-util",
+              "jetty9-websocket-api", "jetty9-websocket-common", "jetty9-websocket-server",
+              "jetty9-websocket-servlet", "jetty9-websocket-client", "servlet-api"]
+# nginx and HAProxy close an idle tunnel after this; the daemon's heartbeat is every second, so
+# only its traffic (and the server's pongs to its pings) keeps the connection open.
+PROXY_IDLE_TIMEOUT_MS = 2500
+
+
+def debian_version(package):
+    out = subprocess.run(["dpkg-query", "-W", "-f=${Version}", package], capture_output=True, text=True)
+    return out.stdout.split("-")[0].split(":")[-1] if out.returncode == 0 else "?"
+
+
+def run(argv, **kwargs):
+    subprocess.run(argv, check=True, **kwargs)
+
+
+def is_stale(target, *sources):
+    return not target.exists() or any(s.stat().st_mtime > target.stat().st_mtime for s in sources)
+
+
+@dataclass
+class Stack:
+    """A server program and what it needs to start."""
+    name: str
+    version: str
+    argv: list
+    env: dict = field(default_factory=dict)
+
+
+def python_stack(name):
+    version = subprocess.run([VENV_PYTHON, "-c", f"import importlib.metadata as m; print(m.version('{name}'))"],
+                             capture_output=True, text=True, check=True).stdout.strip()
+    return Stack(name, version, [str(VENV_PYTHON), str(SERVERS / f"{name}_server.py")])
+
+
+def node_ws_stack():
+    version = json.loads(Path("/usr/share/nodejs/ws/package.json").read_text())["version"]
+    return Stack("ws", f"{version} (Node.js {subprocess.check_output(['node', '--version'], text=True).strip()})",
+                 ["node", str(SERVERS / "ws_server.js")], {"NODE_PATH": "/usr/share/nodejs"})
+
+
+def jetty_stack():
+    classes = CACHE / "jetty"
+    classpath = ":".join(f"/usr/share/java/{jar}.jar" for jar in JETTY_JARS)
+    source = SERVERS / "JettyServer.java"
+    if is_stale(classes / "JettyServer.class", source):
+        run(["javac", "-d", str(classes), "-cp", classpath, str(source)])
+    return Stack("jetty", debian_version("libjetty9-java"),
+                 ["java", "-Xshare:auto", "-XX:TieredStopAtLevel=1", "-cp", f"{classes}:{classpath}", "JettyServer"])
+
+
+def gorilla_stack():
+    binary = CACHE / "gorilla_server"
+    source = SERVERS / "gorilla_server.go"
+    if is_stale(binary, source):
+        env = dict(os.environ, GO111MODULE="off", GOPATH="/usr/share/gocode", GOCACHE=str(CACHE / "gocache"))
+        run(["go", "build", "-o", str(binary), str(source)], env=env)
+    go = subprocess.check_output(["go", "env", "GOVERSION"], text=True).strip()
+    return Stack("gorilla", f"{debian_version('golang-github-gorilla-websocket-dev')} ({go})", [str(binary)])
+
+
+# Each builds what it needs (once: the output is kept under .build/interop) and names its version.
+STACKS = {
+    "websockets": lambda: python_stack("websockets"),
+    "aiohttp": lambda: python_stack("aiohttp"),
+    "tornado": lambda: python_stack("tornado"),
+    "ws": node_ws_stack,
+    "jetty": jetty_stack,
+    "gorilla": gorilla_stack,
+}
+
+
+def free_port():
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def wait_for_port(port, process, timeout=30):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise RuntimeError(f"exited with status {process.returncode} before listening")
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=1).close()
+            return
+        except OSError:
+            time.sleep(0.05)  # a port has no notification to await
+    raise RuntimeError(f"not listening on {port} after {timeout} s")
+
+
+def stop(process, timeout=10):
+    if process.poll() is None:
+        process.terminate()
+        try:
+            process.wait(timeout)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+    return process.returncode
+
+
+class EventLog:
+    """The server's JSON lines, read as they come; `on_event` runs on the reader thread first."""
+
+    def __init__(self, stream, on_event=None):
+        self.events = []
+        self.changed = threading.Condition()
+        self.on_event = on_event
+        threading.Thread(target=self._read, args=(stream,), daemon=True).start()
+
+    def _read(self, stream):
+        for line in stream:
+            try:
+                event = json.loads(line)
+            except ValueError:
+                continue
+            if self.on_event:
+                self.on_event(event)
+            with self.changed:
+                self.events.append(event)
+                self.changed.notify_all()
+
+    def of(self, kind, connection=None):
+        with self.changed:
+            return [e for e in self.events if e["event"] == kind and connection in (None, e.get("connection"))]
+
+    def wait(self, predicate, timeout, what):
+        with self.changed:
+            if not self.changed.wait_for(lambda: predicate(self), timeout):
+                raise AssertionError(f"timed out after {timeout} s waiting for {what}")
+
+
+def make_certificates(directory):
+    """A private CA and a certificate for localhost signed by it; returns (ca, cert, key, combined)."""
+    d = Path(directory)
+    quiet = {"stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL}
+    ec = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes"]
+    run(["openssl", "req", "-x509", *ec, "-keyout", d / "ca.key", "-out", d / "ca.pem", "-days", "2",
+         "-subj", "/CN=intrapush interop CA"], **quiet)
+    run(["openssl", "req", *ec, "-keyout", d / "server.key", "-out", d / "server.csr", "-subj", "/CN=localhost"], **quiet)
+    (d / "san.ext").write_text("subjectAltName=DNS:localhost,IP:127.0.0.1\n")
+    run(["openssl", "x509", "-req", "-in", d / "server.csr", "-CA", d / "ca.pem", "-CAkey", d / "ca.key",
+         "-CAcreateserial", "-out", d / "server.pem", "-days", "2", "-extfile", d / "san.ext"], **quiet)
+    (d / "combined.pem").write_text((d / "server.pem").read_text() + (d / "server.key").read_text())
+    return d / "ca.pem", d / "server.pem", d / "server.key", d / "combined.pem"
+
+
+def nginx_front(directory, port, upstream, certificates):
+    _, cert, key, _ = certificates
+    d = Path(directory)
+    (d / "nginx-temp").mkdir(exist_ok=True)
+    temp = " ".join(f"{kind}_temp_path {d}/nginx-temp/{kind};" for kind in
+                    ["client_body", "proxy", "fastcgi", "uwsgi", "scgi"])
+    (d / "nginx.conf").write_text(f"""
+daemon off; pid {d}/nginx.pid; error_log {d}/nginx-error.log info;
+events {{ worker_connections 64; }}
+http {{
+  access_log off; {temp}
+  server {{
+    listen 127.0.0.1:{port} ssl; ssl_certificate {cert}; ssl_certificate_key {key};
+    location / {{
+      proxy_pass http://127.0.0.1:{upstream}; proxy_http_version 1.1;
+      proxy_set_header Upgrade $http_upgrade; proxy_set_header Connection "upgrade";
+      proxy_set_header Host $host; proxy_read_timeout {PROXY_IDLE_TIMEOUT_MS}ms;
+    }}
+  }}
+}}
+""")
+    version = subprocess.run(["nginx", "-v"], capture_output=True, text=True).stderr.strip().split("/")[-1]
+    return f"nginx {version}", ["nginx", "-p", str(d), "-e", str(d / "nginx-error.log"), "-c", str(d / "nginx.conf")]
+
+
+def haproxy_front(directory, port, upstream, certificates):
+    combined = certificates[3]
+    d = Path(directory)
+    (d / "haproxy.cfg").write_text(f"""
+defaults
+  mode http
+  timeout connect 5s
+  timeout client 30s
+  timeout server 30s
+  timeout tunnel {PROXY_IDLE_TIMEOUT_MS}ms
+frontend wss
+  bind 127.0.0.1:{port} ssl crt {combined}
+  default_backend stack
+backend stack
+  server stack 127.0.0.1:{upstream}
+""")
+    version = subprocess.check_output(["haproxy", "-v"], text=True).split()[2].split("-")[0]
+    return f"HAProxy {version}", ["haproxy", "-db", "-f", str(d / "haproxy.cfg")]
+
+
+def have(program):
+    return shutil.which(program) is not None
