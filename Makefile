@@ -1,7 +1,9 @@
 # intrapush — build, test, demo, install, package.
 #
 #   make               release binaries, the Swift runtime linked in statically
-#   make test          every Swift test, then the package test (packaging/tests/deb-test.sh)
+#   make test          every Swift test, the package test (packaging/tests/deb-test.sh), the
+#                      interop matrix and the benchmark on tiny sizes
+#   make interop       the real intrapushd against server stacks we did not write (Tests/Interop)
 #   make demo          server and daemon on loopback, a few pushes, the CLI shows them
 #   make install       PREFIX=/usr DESTDIR= ; binaries, unit, sysusers, config, man pages, completions
 #   make deb           dist/intrapush_VERSION_ARCH.deb
@@ -47,7 +49,7 @@ CONFDIR     := $(SYSCONFDIR)/intrapush
 DEB        := dist/intrapush_$(VERSION)_$(ARCH).deb
 DEB_STAGE  := .build/deb-root
 
-.PHONY: all release debug deps test-deps test swift-test deb-test demo install deb clean bench-cli bench bench-smoke
+.PHONY: all release debug deps test-deps test swift-test deb-test interop interop-deps demo install deb clean bench-cli bench bench-smoke
 
 all: release
 
@@ -75,11 +77,13 @@ debug: deps
 	$(SWIFT) build
 
 # Unit and integration tests (the real binaries against intrapush-devserver on loopback), then
-# the package test, which builds the release binaries and the .deb, then the benchmark once on
-# tiny sizes so that it keeps working (it times nothing against targets).
+# the package test, which builds the release binaries and the .deb, then the interop matrix (the
+# release daemon against real server stacks), then the benchmark once on tiny sizes so that it
+# keeps working (it times nothing against targets).
 test: test-deps
 	$(MAKE) swift-test
 	$(MAKE) deb-test
+	$(MAKE) interop
 	$(MAKE) bench-smoke
 
 swift-test: deps
@@ -88,6 +92,15 @@ swift-test: deps
 
 deb-test: deb
 	packaging/tests/deb-test.sh $(DEB)
+
+# Debian's node-ws, Go with gorilla/websocket, Jetty 9.4, nginx, HAProxy; the pinned Python
+# stacks in .build/interop/venv. Each server program is compiled once, into .build/interop.
+interop-deps:
+	Tests/Interop/install-deps.sh
+
+# INTEROP_FLAGS=--only=websockets,jetty runs some rows.
+interop: release interop-deps
+	python3 Tests/Interop/interop.py --daemon $(RELEASE_DIR)/intrapushd $(INTEROP_FLAGS)
 
 # The CLI's speed on a generated database of ROWS notifications (default 1,000,000); prints figures.
 bench-cli: release

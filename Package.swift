@@ -76,7 +76,10 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
-        .testTarget(name: "IntrapushCoreTests", dependencies: ["IntrapushCore"]),
+        .testTarget(
+            name: "IntrapushCoreTests",
+            dependencies: ["IntrapushCore", .product(name: "NIOHTTP1", package: "swift-nio")]
+        ),
         .testTarget(name: "IntrapushDevServerTests", dependencies: ["IntrapushDevServer"]),
         .testTarget(name: "IntegrationTests", dependencies: ["IntrapushCore", "IntrapushDevServer"]),
     ]

@@ -14,9 +14,8 @@ SERVERS = HERE / "servers"
 ROOT = HERE.parent.parent
 CACHE = ROOT / ".build" / "interop"
 VENV_PYTHON = CACHE / "venv" / "bin" / "python"
-JETTY_JARS = ["jetty9-server", "jetty9-servlet", "jetty9-http", "jetty9-io", "jetty9-util",
-              "jetty9-websocket-api", "jetty9-websocket-common", "jetty9-websocket-server",
-              "jetty9-websocket-servlet", "jetty9-websocket-client", "servlet-api"]
+JETTY_JARS = ["jetty9-server", "jetty9-http", "jetty9-io", "jetty9-util", "servlet-api", "jetty9-websocket-api",
+              "jetty9-websocket-common", "jetty9-websocket-server", "jetty9-websocket-servlet"]
 # nginx and HAProxy close an idle tunnel after this; the daemon's heartbeat is every second, so
 # only its traffic (and the server's pongs to its pings) keeps the connection open.
 PROXY_IDLE_TIMEOUT_MS = 2500

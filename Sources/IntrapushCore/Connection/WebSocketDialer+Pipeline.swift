@@ -122,6 +122,10 @@ extension WebSocketDialer {
         if let error = error as? ChannelError, case .connectTimeout = error {
             return .timedOut
         }
+        // NIO's upgrade handler reports a connection closed before any HTTP answer this way.
+        if let error = error as? ChannelError, error == .inappropriateOperationForState || error == .eof {
+            return .unreachable("the server closed the connection during the WebSocket handshake; check host and path")
+        }
         return .unreachable(describe(error))
     }
 

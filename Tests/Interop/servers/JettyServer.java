@@ -1,39 +1,23 @@
-// Interop server for the Jetty 9.4 stack (Debian libjetty9-java, libjetty9-extra-java), using
-// Jetty's native WebSocket API. Plays the scenario of Tests/Interop/README.md: settings from
-// INTEROP_* environment variables, one JSON event per line on stdout, Jetty's logs on stderr.
-// Built and run with the jars of /usr/share/java (J=/usr/share/java):
-//   CP=$J/jetty9-server.jar:$J/jetty9-http.jar:$J/jetty9-io.jar:$J/jetty9-util.jar:$J/servlet-api.jar:\
-//      $J/jetty9-websocket-api.jar:$J/jetty9-websocket-common.jar:$J/jetty9-websocket-server.jar:\
-//      $J/jetty9-websocket-servlet.jar:$J/jetty9-servlet.jar
+// Interop server for the Jetty 9.4 stack (Debian libjetty9-java), using Jetty's native WebSocket
+// API. Plays the scenario of Tests/Interop/README.md: settings from the INTEROP_* environment
+// variables, one JSON event per line on stdout; Jetty's own log (StdErrLog) goes to stderr.
+// Built and run with these jars of /usr/share/java:
+//   CP=jetty9-server.jar:jetty9-http.jar:jetty9-io.jar:jetty9-util.jar:servlet-api.jar:jetty9-websocket-api.jar:
+//      jetty9-websocket-common.jar:jetty9-websocket-server.jar:jetty9-websocket-servlet.jar (each /usr/share/java/…)
 //   javac -d .build/interop/jetty -cp $CP Tests/Interop/servers/JettyServer.java
 //   java -cp .build/interop/jetty:$CP JettyServer
 
-import java.io.FileDescriptor;
-import java.io.FileOutputStream;
-import java.io.IOException;
-import java.io.PrintStream;
+import java.io.*;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
-import java.util.ArrayList;
-import java.util.LinkedHashMap;
-import java.util.List;
-import java.util.Locale;
-import java.util.Map;
-import java.util.Set;
+import java.util.*;
 import java.util.concurrent.ConcurrentHashMap;
-import javax.servlet.ServletException;
 import javax.servlet.http.HttpServletRequest;
 import javax.servlet.http.HttpServletResponse;
-import org.eclipse.jetty.server.Request;
-import org.eclipse.jetty.server.Server;
-import org.eclipse.jetty.server.ServerConnector;
-import org.eclipse.jetty.websocket.api.Session;
-import org.eclipse.jetty.websocket.api.StatusCode;
-import org.eclipse.jetty.websocket.api.WebSocketListener;
-import org.eclipse.jetty.websocket.api.WebSocketPingPongListener;
+import org.eclipse.jetty.server.*;
+import org.eclipse.jetty.websocket.api.*;
 import org.eclipse.jetty.websocket.server.WebSocketHandler;
-import org.eclipse.jetty.websocket.servlet.ServletUpgradeRequest;
-import org.eclipse.jetty.websocket.servlet.WebSocketServletFactory;
+import org.eclipse.jetty.websocket.servlet.*;
 
 public class JettyServer {
     static final String PATH = System.getenv("INTEROP_PATH");
@@ -47,7 +31,7 @@ public class JettyServer {
     static final long T0 = System.nanoTime();
     static final PrintStream out = new PrintStream(new FileOutputStream(FileDescriptor.out), false, StandardCharsets.UTF_8);
 
-    // {"event":E,"t":…,k1:v1,…}: values are strings, integers or null.
+    // {"event":E,"t":…,k1:v1,…} on one line; values are strings, integers or null.
     static void emit(String event, Object... fields) {
         StringBuilder line = new StringBuilder("{\"event\":").append(quote(event)).append(",\"t\":")
             .append(String.format(Locale.ROOT, "%.6f", (System.nanoTime() - T0) / 1e9));
@@ -83,7 +67,7 @@ public class JettyServer {
         }
 
         static String header(ServletUpgradeRequest req, String name) {
-            List<String> values = req.getHeaders(name); // repeated header lines joined as HTTP does
+            List<String> values = req.getHeaders(name); // repeated header lines are joined as HTTP does
             return values == null || values.isEmpty() ? null : String.join(", ", values);
         }
 
@@ -133,7 +117,7 @@ public class JettyServer {
                 } catch (IOException e) {
                     System.err.println("connection 1: send failed: " + e);
                 }
-                session.close(StatusCode.SHUTDOWN, "going away");
+                session.close(StatusCode.SHUTDOWN, "going away"); // 1001
                 emit("closing", "connection", 1);
             }
             checkComplete();
@@ -156,8 +140,7 @@ public class JettyServer {
     }
 
     public static void main(String[] args) throws Exception {
-        String body = "0123456789".repeat(300);
-        MESSAGES.put("frag", "{\"id\":\"frag\",\"title\":\"fragmented\",\"body\":\"" + body + "\"}");
+        MESSAGES.put("frag", "{\"id\":\"frag\",\"title\":\"fragmented\",\"body\":\"" + "0123456789".repeat(300) + "\"}");
         for (int i = 1; i <= N; i++)
             MESSAGES.put("p" + i, "{\"id\":\"p" + i + "\",\"title\":\"push " + i + "\",\"body\":\"interop push " + i + "\"}");
         FIRST_HALF.addAll(new ArrayList<>(MESSAGES.keySet()).subList(0, 1 + N / 2));
@@ -179,8 +162,8 @@ public class JettyServer {
             }
 
             @Override public void handle(String target, Request base, HttpServletRequest req, HttpServletResponse resp)
-                    throws IOException, ServletException {
-                if (!req.getRequestURI().equals(PATH)) { // any request, upgrade or not
+                    throws IOException, javax.servlet.ServletException {
+                if (!req.getRequestURI().equals(PATH)) { // any request, upgrade or not, for another path
                     emit("rejected");
                     resp.sendError(HttpServletResponse.SC_UNAUTHORIZED);
                     base.setHandled(true);
@@ -189,7 +172,7 @@ public class JettyServer {
                 super.handle(target, base, req, resp);
             }
         });
-        server.start(); // SIGTERM ends the JVM at once: no shutdown hook, nothing to drain
+        server.start(); // on SIGTERM the JVM just exits: no shutdown hook, nothing to drain
         System.err.println("jetty " + Server.getVersion() + " listening on 127.0.0.1:" + connector.getLocalPort() + PATH);
         server.join();
     }

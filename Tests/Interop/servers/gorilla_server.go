@@ -24,8 +24,9 @@ type message struct{ id, text string }
 
 var (
 	path     = os.Getenv("INTEROP_PATH")
-	messages []message // the send order of connection 1: frag, p1 … pN
-	half     int       // frag and p1 … pN/2 are messages[:half]
+	start    = time.Now() // "t" is monotonic seconds since start
+	messages []message    // the send order of connection 1: frag, p1 … pN
+	half     int          // frag and p1 … pN/2 are messages[:half]
 	upgrader = websocket.Upgrader{CheckOrigin: func(*http.Request) bool { return true }}
 
 	mu          sync.Mutex // guards connections and acked
@@ -35,7 +36,7 @@ var (
 
 // emit prints one event as a JSON line (os.Stdout is unbuffered).
 func emit(event map[string]any) {
-	event["t"] = float64(time.Now().UnixNano()) / 1e9
+	event["t"] = time.Since(start).Seconds()
 	line, _ := json.Marshal(event)
 	os.Stdout.Write(append(line, '\n'))
 }
@@ -99,7 +100,7 @@ func send(ws *websocket.Conn, batch []message) (err error) {
 }
 
 func serve(w http.ResponseWriter, r *http.Request) {
-	if r.URL.Path != path {
+	if r.RequestURI != path { // the raw request target, query included, as aiohttp's raw_path
 		emit(map[string]any{"event": "rejected"})
 		http.Error(w, "unauthorized", http.StatusUnauthorized)
 		return

@@ -26,6 +26,9 @@ struct ConfigurationRenderingTests {
             "id_field", "dead_peer_timeout", "connect_timeout", "reconnect_min", "reconnect_max", "max_message_size",
             "database", "retention_days", "retention_max_rows", "on_notification", "log_level",
         ])
+        #expect(lines.contains("# headers: none"))
+        #expect(lines.contains("# subprotocol: unset"))
+        #expect(lines.contains("# hello_text: unset"))
         #expect(lines.contains("# ca_file: the system trust store"))
         #expect(!rendered.contains(ConfigurationFixture.token))
     }
@@ -77,7 +80,8 @@ struct ConfigurationRenderingTests {
             { $0.tls = true }, { $0.caFile = "/ca.pem" }, { $0.pathTemplate = "/x/{token}" },
             { $0.connectTimeout = .seconds(1) }, { $0.maxMessageSize = 2048 }, { $0.heartbeatInterval = .seconds(1) },
             { $0.heartbeatText = "hb" }, { $0.deadPeerTimeout = .seconds(99) }, { $0.ackText = "ok" },
-            { $0.idField = "uuid" },
+            { $0.idField = "uuid" }, { $0.headers = [HandshakeHeader(name: "X-A", value: "1")] },
+            { $0.subprotocol = "v2" }, { $0.helloText = "hi" },
         ]
         for change in changes {
             var changed = base

@@ -242,7 +242,7 @@ struct ConfigurationValidationTests {
         #expect(error.problem("org")?.description == "\(fixture.configurationPath):2: org: expected a string (was 42)")
         #expect(error.problem("tls")?.message == #"expected a boolean, true or false (was "yes")"#)
         #expect(error.problem("retention_days")?.message == #"expected an integer (was "90")"#)
-        #expect(error.problem("client")?.message == "expected a string (was an array)")
+        #expect(error.problem("client")?.message == #"expected a string (was ["a"])"#)
         #expect(error.problem("database")?.message == "expected a string (was a date)")
     }
 
