@@ -101,7 +101,7 @@ class Row:
     def deliver(self, address):
         daemon = self.start_daemon(address)
         try:
-            self.events.wait(lambda log: log.of("complete"), 60, "every push acknowledged")
+            self.events.wait(lambda log: log.of("complete"), 30, "every push acknowledged")
             idle = ""
             if self.front:
                 # Longer than the proxy's idle timeout: only heartbeats and pongs keep the tunnel open.
