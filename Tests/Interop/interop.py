@@ -152,7 +152,10 @@ class Row:
         daemon = self.start_daemon(address, token="wrong-token", name="rejected")
         try:
             self.events.wait(lambda log: len(log.of("rejected")) >= before + 3, 15, "three rejected attempts")
-            status = self.status()
+            # Between attempts the status reads "rejected"; during one, "connecting".
+            deadline = time.monotonic() + 5
+            while (status := self.status()).get("state") != "rejected" and time.monotonic() < deadline:
+                time.sleep(0.05)  # the status lives in the database; nothing to await
         finally:
             support.stop(daemon)
         times = [e["t"] for e in self.events.of("rejected")[before:before + 3]]
