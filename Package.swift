@@ -24,11 +24,29 @@ let package = Package(
         // glibc's malloc_trim and getrandom (no library to link: libc itself).
         .systemLibrary(name: "CLinux"),
         .target(name: "CIntrapushSearch", dependencies: ["CSQLite"]),
+
+        // What both programs share: the process's environment, standard error, the terminal, the clock.
+        .target(name: "IntrapushSupport"),
+        // intrapush.conf and the environment: loading, validation, the endpoint, rendering.
         .target(
-            name: "IntrapushCore",
+            name: "IntrapushConfiguration",
+            dependencies: [.product(name: "TOMLKit", package: "TOMLKit")]
+        ),
+        // The SQLite database: connection, schema and migrations, notifications, live state,
+        // retention pruning. The daemon writes through it; the CLI reads and marks.
+        .target(name: "IntrapushStore", dependencies: ["CSQLite", "CIntrapushSearch", "CLinux"]),
+        // The CLI's side: queries, follow, marks, tables, JSON, CSV and the status report.
+        .target(name: "IntrapushQuery", dependencies: ["IntrapushStore", "IntrapushConfiguration"]),
+        // The daemon's kit: the session and its machines, the NIO connection, network awareness,
+        // hooks, systemd, and the services that wire them. A hook reads a notification as the
+        // CLI's JSON record, hence IntrapushQuery.
+        .target(
+            name: "IntrapushDaemonKit",
             dependencies: [
-                "CSQLite",
-                "CIntrapushSearch",
+                "IntrapushStore",
+                "IntrapushConfiguration",
+                "IntrapushQuery",
+                "IntrapushSupport",
                 "CSystemd",
                 "CLinux",
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -39,7 +57,6 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
-                .product(name: "TOMLKit", package: "TOMLKit"),
                 .product(name: "AsyncAlgorithms", package: "swift-async-algorithms"),
             ]
         ),
@@ -58,14 +75,20 @@ let package = Package(
         .executableTarget(
             name: "intrapushd",
             dependencies: [
-                "IntrapushCore",
+                "IntrapushDaemonKit",
+                "IntrapushConfiguration",
+                "IntrapushStore",
+                "IntrapushSupport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
         .executableTarget(
             name: "intrapush",
             dependencies: [
-                "IntrapushCore",
+                "IntrapushQuery",
+                "IntrapushStore",
+                "IntrapushConfiguration",
+                "IntrapushSupport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -77,10 +100,16 @@ let package = Package(
             ]
         ),
         .testTarget(
-            name: "IntrapushCoreTests",
-            dependencies: ["IntrapushCore", .product(name: "NIOHTTP1", package: "swift-nio")]
+            name: "UnitTests",
+            dependencies: [
+                "IntrapushDaemonKit", "IntrapushQuery", "IntrapushStore", "IntrapushConfiguration", "IntrapushSupport",
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ]
         ),
         .testTarget(name: "IntrapushDevServerTests", dependencies: ["IntrapushDevServer"]),
-        .testTarget(name: "IntegrationTests", dependencies: ["IntrapushCore", "IntrapushDevServer"]),
+        .testTarget(
+            name: "IntegrationTests",
+            dependencies: ["IntrapushDaemonKit", "IntrapushQuery", "IntrapushStore", "IntrapushConfiguration", "IntrapushSupport", "IntrapushDevServer"]
+        ),
     ]
 )

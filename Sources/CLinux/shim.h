@@ -2,7 +2,7 @@
 #include <malloc.h>      // malloc_trim: hand freed heap pages back to the kernel when idle
 #include <sys/random.h>  // getrandom: many WebSocket masking keys per system call
 
-// The on_notification hook (IntrapushCore/Hook): glibc declares these only under _GNU_SOURCE,
+// The on_notification hook (IntrapushDaemonKit/Hook): glibc declares these only under _GNU_SOURCE,
 // which Swift's Glibc module is built without.
 #include <spawn.h>
 #include <sys/syscall.h>
@@ -27,7 +27,7 @@ static inline int intrapush_pidfd_open(pid_t pid) {
     return (int)syscall(SYS_pidfd_open, pid, 0);
 }
 
-// The network monitor (IntrapushCore/Network): rtnetlink's constants and message layouts.
+// The network monitor (IntrapushDaemonKit/Network): rtnetlink's constants and message layouts.
 #include <linux/netlink.h>    // sockaddr_nl, nlmsghdr, NETLINK_ROUTE, NLMSG_*
 #include <linux/rtnetlink.h>  // RTMGRP_*, RTM_*, ifinfomsg, ifaddrmsg, rtmsg, rtattr
 // Tests of the monitor and RouteCheck enter a scratch network namespace on one thread.

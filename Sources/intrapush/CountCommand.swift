@@ -1,5 +1,5 @@
 import ArgumentParser
-import IntrapushCore
+import IntrapushSupport
 
 struct CountCommand: ParsableCommand {
     static let configuration = CommandConfiguration(

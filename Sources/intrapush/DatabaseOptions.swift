@@ -1,5 +1,6 @@
 import ArgumentParser
-import IntrapushCore
+import IntrapushQuery
+import IntrapushSupport
 
 /// Where the database is; accepted by every command.
 struct DatabaseOptions: ParsableArguments {

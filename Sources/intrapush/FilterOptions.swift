@@ -1,5 +1,5 @@
 import ArgumentParser
-import IntrapushCore
+import IntrapushQuery
 
 /// The selection shared by list and count.
 struct FilterOptions: ParsableArguments {

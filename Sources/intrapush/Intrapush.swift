@@ -1,8 +1,9 @@
 import ArgumentParser
-import IntrapushCore
 #if canImport(Glibc)
 import Glibc
 #endif
+import IntrapushQuery
+import IntrapushSupport
 
 /// `intrapush`: reads, follows and marks the notifications intrapushd stored.
 @main

@@ -1,5 +1,6 @@
 import ArgumentParser
-import IntrapushCore
+import IntrapushQuery
+import IntrapushSupport
 
 struct ListCommand: ParsableCommand {
     static let configuration = CommandConfiguration(

@@ -1,5 +1,6 @@
 import ArgumentParser
-import IntrapushCore
+import IntrapushQuery
+import IntrapushSupport
 
 struct MarkReadCommand: ParsableCommand {
     static let configuration = CommandConfiguration(

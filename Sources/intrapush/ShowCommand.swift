@@ -1,5 +1,6 @@
 import ArgumentParser
-import IntrapushCore
+import IntrapushQuery
+import IntrapushSupport
 
 struct ShowCommand: ParsableCommand {
     static let configuration = CommandConfiguration(

@@ -1,5 +1,7 @@
 import ArgumentParser
-import IntrapushCore
+import IntrapushConfiguration
+import IntrapushQuery
+import IntrapushSupport
 
 struct StatusCommand: ParsableCommand {
     static let configuration = CommandConfiguration(

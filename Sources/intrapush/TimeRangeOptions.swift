@@ -1,5 +1,4 @@
 import ArgumentParser
-import IntrapushCore
 
 /// `--since` and `--until`, for every command that selects by time.
 struct TimeRangeOptions: ParsableArguments {

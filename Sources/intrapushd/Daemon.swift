@@ -1,11 +1,14 @@
 import ArgumentParser
-import IntrapushCore
 import Logging
 import NIOPosix
 import ServiceLifecycle
 #if canImport(Glibc)
 import Glibc
 #endif
+import IntrapushConfiguration
+import IntrapushDaemonKit
+import IntrapushStore
+import IntrapushSupport
 
 /// Wires the daemon's parts together: store thread, session, watchdog, signals.
 struct Daemon {

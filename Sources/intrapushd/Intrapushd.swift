@@ -1,11 +1,12 @@
 import ArgumentParser
-import IntrapushCore
 import Logging
 import NIOPosix
 import ServiceLifecycle
 #if canImport(Glibc)
 import Glibc
 #endif
+import IntrapushConfiguration
+import IntrapushSupport
 
 /// `intrapushd`: keeps one WebSocket to the on-premises server and stores every push.
 @main

@@ -1,5 +1,6 @@
 import Foundation
-import IntrapushCore
+import IntrapushStore
+import IntrapushSupport
 import Testing
 
 extension Integration {

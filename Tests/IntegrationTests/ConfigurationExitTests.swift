@@ -1,4 +1,5 @@
 import Foundation
+import IntrapushConfiguration
 import Testing
 
 extension Integration {

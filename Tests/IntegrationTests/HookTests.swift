@@ -1,5 +1,5 @@
 import Foundation
-import IntrapushCore
+import IntrapushSupport
 import Testing
 
 extension Integration {

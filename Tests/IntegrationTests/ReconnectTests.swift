@@ -1,5 +1,4 @@
 import Foundation
-import IntrapushCore
 import Testing
 
 extension Integration {

@@ -1,5 +1,5 @@
 import Foundation
-import IntrapushCore
+import IntrapushStore
 import Testing
 
 extension Integration {

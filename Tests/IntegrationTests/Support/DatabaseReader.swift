@@ -1,4 +1,4 @@
-import IntrapushCore
+import IntrapushStore
 
 /// Reads the daemon's database through a separate read-only SQLite connection.
 struct DatabaseReader {

@@ -1,6 +1,6 @@
-import Foundation
 import CLinux
-import IntrapushCore
+import Foundation
+import IntrapushDaemonKit
 import IntrapushDevServer
 
 /// Two scratch network namespaces joined by a veth pair, for the network-awareness test: the

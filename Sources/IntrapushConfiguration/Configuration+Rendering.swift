@@ -1,0 +1,73 @@
+extension Configuration {
+    /// The effective configuration as TOML, every key in the contract's order, for
+    /// `intrapushd --check-config`: durations with units (`"10s"`, `"250ms"`), unset optional keys
+    /// commented out, the token as `"***"` and its source as a comment.
+    package func rendered() -> String {
+        var lines: [String] = []
+        func add(_ key: String, _ value: String) { lines.append("\(key) = \(value)") }
+        func add(_ key: String, string value: String) { add(key, quoted(value)) }
+        func add(_ key: String, duration value: Duration) { add(key, quoted(DurationParser.format(value))) }
+
+        add("host", string: host)
+        add("org", string: org)
+        add("client", string: client)
+        lines.append("# token from \(tokenSource)")
+        add("token", string: "***")
+        add("tls", String(tls))
+        if let caFile { add("ca_file", string: caFile) } else { lines.append("# ca_file: the system trust store") }
+        add("path", string: pathTemplate)
+        add("heartbeat_interval", duration: heartbeatInterval)
+        add("heartbeat_text", string: heartbeatText)
+        add("ack_text", string: ackText)
+        add("id_field", string: idField)
+        add("dead_peer_timeout", duration: deadPeerTimeout)
+        add("connect_timeout", duration: connectTimeout)
+        add("reconnect_min", duration: reconnectMin)
+        add("reconnect_max", duration: reconnectMax)
+        add("max_message_size", String(maxMessageSize))
+        add("database", string: database)
+        add("retention_days", String(retentionDays))
+        add("retention_max_rows", String(retentionMaxRows))
+        if let onNotification {
+            add("on_notification", string: onNotification)
+            // How it splits: what runs, with no shell and nothing substituted.
+            if let hookCommand { lines.append("# on_notification runs: \(hookCommand)") }
+        } else {
+            lines.append("# on_notification: unset")
+        }
+        add("log_level", string: logLevel.rawValue)
+        // {token} reads *** wherever the daemon shows these, as in the URL.
+        if headers.isEmpty {
+            lines.append("# headers: none")
+        } else {
+            let items = headers.map { quoted("\($0.name): \($0.value.replacing("{token}", with: "***"))") }
+            add("headers", "[" + items.joined(separator: ", ") + "]")
+        }
+        if let subprotocol { add("subprotocol", string: subprotocol) } else { lines.append("# subprotocol: unset") }
+        if let helloText {
+            add("hello_text", string: helloText.replacing("{token}", with: "***"))
+        } else {
+            lines.append("# hello_text: unset")
+        }
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// A TOML basic string: backslash, quote and control characters escaped.
+    private func quoted(_ text: String) -> String {
+        var result = "\""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\\": result += "\\\\"
+            case "\"": result += "\\\""
+            case "\n": result += "\\n"
+            case "\t": result += "\\t"
+            case "\r": result += "\\r"
+            case _ where scalar.value < 0x20 || scalar.value == 0x7F:
+                let hex = String(scalar.value, radix: 16, uppercase: true)
+                result += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+            default: result.unicodeScalars.append(scalar)
+            }
+        }
+        return result + "\""
+    }
+}

@@ -1,6 +1,0 @@
-import NIOCore
-
-/// Commits a batch of pushes durably; the future completes on `eventLoop` after the commit.
-public protocol PushCommitter: Sendable {
-    func commit(_ pushes: [Push], on eventLoop: any EventLoop) -> EventLoopFuture<[StoreOutcome]>
-}

@@ -1,0 +1,228 @@
+import NIOConcurrencyHelpers
+import NIOCore
+import NIOHTTP1
+import NIOPosix
+import NIOSSL
+import NIOWebSocket
+
+/// How the upgrade ended.
+enum UpgradeOutcome: Sendable {
+    case upgraded(any Channel)
+    /// The server answered with another HTTP status than 101; the future yields it once the
+    /// response head, held back until this outcome is returned, has passed on.
+    case refused(status: EventLoopFuture<Int>, channel: any Channel)
+}
+
+extension WebSocketDialer {
+    static func configurePipeline(
+        channel: any Channel,
+        target: DialTarget,
+        sslContext: NIOSSLContext?,
+        session factory: PushSessionHandlerFactory
+    ) throws -> EventLoopFuture<UpgradeOutcome> {
+        let operations = channel.pipeline.syncOperations
+        if let sslContext {
+            // SNI and hostname verification need a name; an IP literal is verified against its SANs.
+            let serverHostname = target.host.isIPAddressLiteral ? nil : target.host
+            try operations.addHandler(NIOSSLClientHandler(context: sslContext, serverHostname: serverHostname))
+        }
+        let upgrader = NIOTypedWebSocketClientUpgrader<UpgradeOutcome>(
+            maxFrameSize: factory.settings.maxMessageSize,
+            enableAutomaticErrorHandling: false,  // PushSessionHandler answers protocol errors
+            upgradePipelineHandler: { channel, response in
+                channel.eventLoop.makeCompletedFuture {
+                    try Self.checkSubprotocol(of: response, requested: target.subprotocol)
+                    // Fragmented messages are joined, bounded by the same limit as a single frame.
+                    try channel.pipeline.syncOperations.addHandlers(
+                        NIOWebSocketFrameAggregator(
+                            minNonFinalFragmentSize: 0,
+                            maxAccumulatedFrameCount: Int.max,
+                            maxAccumulatedFrameSize: factory.settings.maxMessageSize
+                        ),
+                        factory.makeHandler()
+                    )
+                    return UpgradeOutcome.upgraded(channel)
+                }
+            }
+        )
+        let configuration = NIOTypedHTTPClientUpgradeConfiguration<UpgradeOutcome>(
+            upgradeRequestHead: Self.upgradeRequestHead(for: target),
+            upgraders: [upgrader],
+            notUpgradingCompletionHandler: { channel in
+                // The refused response head is handed on after this returns: capture its status.
+                channel.eventLoop.makeCompletedFuture {
+                    let recorder = RefusalStatusRecorder(promise: channel.eventLoop.makePromise())
+                    try channel.pipeline.syncOperations.addHandler(recorder)
+                    return UpgradeOutcome.refused(status: recorder.status, channel: channel)
+                }
+            }
+        )
+        var pipelineConfiguration = NIOUpgradableHTTPClientPipelineConfiguration(upgradeConfiguration: configuration)
+        // A server may send its first frames in the same segment as the 101 (redelivery does):
+        // the default would drop those bytes, and with them the first pushes.
+        pipelineConfiguration.leftOverBytesStrategy = .forwardBytes
+        let upgrade = try operations.configureUpgradableHTTPClientPipeline(configuration: pipelineConfiguration)
+        upgrade.whenComplete { result in
+            switch result {
+            case .success(.upgraded(let channel)):
+                // Runs as the upgrade handler turns to passing writes on and before it hands on
+                // the frames that came with the 101: `hello_text` goes out before anything else.
+                channel.pipeline.fireUserInboundEventTriggered(UpgradeCompleted())
+            case .success(.refused):
+                break  // closed by the dialer once the status is known
+            case .failure:
+                channel.close(promise: nil)  // else a failed upgrade would leave the socket open
+            }
+        }
+        return upgrade
+    }
+
+    /// A plain RFC 6455 `GET`: no body framing (`Content-Length: 0` on a `GET` is what strict
+    /// servers such as Python's websockets refuse), the configured `headers`, the subprotocol.
+    /// `Upgrade`, `Connection` and the `Sec-WebSocket-*` keys are added by NIO's upgraders.
+    static func upgradeRequestHead(for target: DialTarget) -> HTTPRequestHead {
+        var headers = HTTPHeaders()
+        headers.add(name: "Host", value: target.hostHeader)
+        if !target.headers.contains(where: { $0.name.lowercased() == "user-agent" }) {
+            headers.add(name: "User-Agent", value: "intrapushd")
+        }
+        for header in target.headers {
+            headers.add(name: header.name, value: header.value)
+        }
+        if let subprotocol = target.subprotocol {
+            headers.add(name: "Sec-WebSocket-Protocol", value: subprotocol)
+        }
+        return HTTPRequestHead(version: .http1_1, method: .GET, uri: target.path, headers: headers)
+    }
+
+    /// RFC 6455 §4.1: the server selects the subprotocol that was asked for, and none that was not.
+    static func checkSubprotocol(of response: HTTPResponseHead, requested: String?) throws(SubprotocolMismatch) {
+        let selected = response.headers["Sec-WebSocket-Protocol"].first.map { String($0.trimmingWhitespace()) }
+        guard selected == requested else {
+            throw SubprotocolMismatch(requested: requested, selected: selected)
+        }
+    }
+
+    /// Why a dial failed: our own timeout or cancellation explains a closed channel first.
+    static func reason(for error: any Error, cancellation: DialCancellation) -> DisconnectReason {
+        if cancellation.hasTimedOut { return .timedOut }
+        if cancellation.isCancelled { return .error("connection attempt abandoned") }
+        if let mismatch = error as? SubprotocolMismatch {
+            return .subprotocolMismatch(requested: mismatch.requested, selected: mismatch.selected)
+        }
+        if let error = error as? NIOConnectionError {
+            if let first = error.connectionErrors.first {
+                return .unreachable(describe(first.error))
+            }
+            if let dnsError = error.dnsAAAAError ?? error.dnsAError {
+                return .unreachable("cannot resolve \(error.host): \(dnsError)")
+            }
+            return .unreachable("cannot connect to \(error.host):\(error.port)")
+        }
+        if let error = error as? ChannelError, case .connectTimeout = error {
+            return .timedOut
+        }
+        // NIO's upgrade handler reports a connection closed before any HTTP answer this way.
+        if let error = error as? ChannelError, error == .inappropriateOperationForState || error == .eof {
+            return .unreachable("the server closed the connection during the WebSocket handshake; check host and path")
+        }
+        return .unreachable(describe(error))
+    }
+
+    static func describe(_ error: any Error) -> String {
+        if let error = error as? IOError {
+            switch error.errnoCode {
+            case 111: return "connection refused"
+            case 113: return "no route to host"
+            case 101: return "network unreachable"
+            case 104: return "connection reset"
+            default: return error.description
+            }
+        }
+        if let error = error as? ChannelError, case .connectTimeout = error { return "connection timed out" }
+        if let error = error as? NIOSSLError { return "TLS: \(error)" }
+        if let error = error as? BoringSSLError { return "TLS: \(error)" }
+        return String(describing: error)
+    }
+}
+
+/// The server upgraded, but selected another subprotocol than the one asked for (or none).
+struct SubprotocolMismatch: Error {
+    var requested: String?
+    var selected: String?
+}
+
+/// Fired into the pipeline once the upgrade is complete and writes pass: the session handler may
+/// send its first frame.
+struct UpgradeCompleted: Sendable {}
+
+/// Passes the HTTP response head of a refused upgrade on and remembers its status.
+final class RefusalStatusRecorder: ChannelInboundHandler, RemovableChannelHandler {
+    typealias InboundIn = HTTPClientResponsePart
+    private let promise: EventLoopPromise<Int>
+    var status: EventLoopFuture<Int> { promise.futureResult }
+
+    init(promise: EventLoopPromise<Int>) {
+        self.promise = promise
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        if case .head(let head) = unwrapInboundIn(data) {
+            promise.succeed(Int(head.status.code))
+        }
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        promise.fail(ChannelError.eof)
+        context.fireChannelInactive()
+    }
+
+    func handlerRemoved(context: ChannelHandlerContext) {
+        promise.fail(ChannelError.eof)
+    }
+}
+
+/// Lets the session loop abandon a dial in progress (shutdown, reload) and marks a timeout.
+package final class DialCancellation: Sendable {
+    private struct State {
+        var channel: (any Channel)?
+        var isCancelled = false
+        var hasTimedOut = false
+    }
+    private let state = NIOLockedValueBox(State())
+
+    package init() {}
+
+    var isCancelled: Bool { state.withLockedValue { $0.isCancelled } }
+    var hasTimedOut: Bool { state.withLockedValue { $0.hasTimedOut } }
+
+    func attach(_ channel: any Channel) {
+        let cancelled = state.withLockedValue { state in
+            state.channel = channel
+            return state.isCancelled
+        }
+        if cancelled { channel.close(promise: nil) }
+    }
+
+    func timedOut() {
+        let channel = state.withLockedValue { state in
+            state.hasTimedOut = true
+            return state.channel
+        }
+        channel?.close(promise: nil)
+    }
+
+    package func cancel() {
+        let channel = state.withLockedValue { state in
+            state.isCancelled = true
+            return state.channel
+        }
+        channel?.close(promise: nil)
+    }
+}
+
+extension String {
+    var isIPAddressLiteral: Bool {
+        (try? SocketAddress(ipAddress: self, port: 0)) != nil
+    }
+}

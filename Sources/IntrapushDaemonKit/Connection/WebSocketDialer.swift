@@ -1,0 +1,144 @@
+import IntrapushConfiguration
+import Logging
+import NIOCore
+import NIOHTTP1
+import NIOPosix
+import NIOSSL
+import NIOWebSocket
+
+/// Where and how to open the WebSocket: TCP (+ TLS), then the HTTP/1.1 upgrade.
+package struct DialTarget: Sendable, Equatable {
+    package var host: String
+    package var port: Int
+    /// The `Host:` header value.
+    package var hostHeader: String
+    /// The request path, with the real token: never logged.
+    package var path: String
+    package var useTLS: Bool
+    package var caFile: String?
+    package var connectTimeout: Duration
+    /// Extra handshake lines, with the real token: never logged.
+    package var headers: [HandshakeHeader]
+    /// Sent as `Sec-WebSocket-Protocol`; the server must select it.
+    package var subprotocol: String?
+
+    package init(
+        host: String, port: Int, hostHeader: String, path: String, useTLS: Bool, caFile: String?,
+        connectTimeout: Duration, headers: [HandshakeHeader] = [], subprotocol: String? = nil
+    ) {
+        self.host = host
+        self.port = port
+        self.hostHeader = hostHeader
+        self.path = path
+        self.useTLS = useTLS
+        self.caFile = caFile
+        self.connectTimeout = connectTimeout
+        self.headers = headers
+        self.subprotocol = subprotocol
+    }
+}
+
+/// Dials the server and hands the upgraded channel to a `PushSessionHandler`.
+///
+/// Everything up to the 101 answer — TCP connect, TLS handshake, upgrade — is bounded by
+/// `connectTimeout`. A refused upgrade reports its HTTP status, which swift-websocket's client
+/// cannot do; that is why this is built on NIOWebSocket directly.
+package struct WebSocketDialer: Sendable {
+    let group: any EventLoopGroup
+    let target: DialTarget
+    let sslContext: NIOSSLContext?
+
+    package init(group: any EventLoopGroup, target: DialTarget) throws {
+        self.group = group
+        self.target = target
+        if target.useTLS {
+            var tls = TLSConfiguration.makeClientConfiguration()
+            if let caFile = target.caFile {
+                tls.trustRoots = .file(caFile)
+            }
+            tls.certificateVerification = .fullVerification
+            self.sslContext = try NIOSSLContext(configuration: tls)
+        } else {
+            self.sslContext = nil
+        }
+    }
+
+    /// Opens the connection; on success the channel already runs the session handler that
+    /// `session` builds.
+    package func dial(
+        cancellation: DialCancellation,
+        session: PushSessionHandlerFactory
+    ) async throws(DialFailure) -> any Channel {
+        let target = self.target
+        let sslContext = self.sslContext
+        let upgrade: EventLoopFuture<UpgradeOutcome>
+        do {
+            upgrade = try await ClientBootstrap(group: group)
+                .connectTimeout(.nanoseconds(target.connectTimeout.nanoseconds))
+                .channelOption(.socketOption(.so_keepalive), value: 1)
+                .connect(host: target.host, port: target.port) { channel in
+                    channel.eventLoop.makeCompletedFuture { () throws -> EventLoopFuture<UpgradeOutcome> in
+                        cancellation.attach(channel)
+                        return try Self.configurePipeline(
+                            channel: channel, target: target, sslContext: sslContext, session: session
+                        )
+                    }
+                }
+        } catch {
+            throw DialFailure(reason: Self.reason(for: error, cancellation: cancellation))
+        }
+        let timeout = upgrade.eventLoop.scheduleTask(in: .nanoseconds(target.connectTimeout.nanoseconds)) {
+            cancellation.timedOut()
+        }
+        defer { timeout.cancel() }
+        let outcome: UpgradeOutcome
+        do {
+            outcome = try await upgrade.get()
+        } catch {
+            throw DialFailure(reason: Self.reason(for: error, cancellation: cancellation))
+        }
+        switch outcome {
+        case .upgraded(let channel):
+            return channel
+        case .refused(let statusFuture, let channel):
+            defer { channel.close(promise: nil) }
+            let status: Int
+            do {
+                status = try await statusFuture.get()
+            } catch {
+                throw DialFailure(reason: Self.reason(for: error, cancellation: cancellation))
+            }
+            throw DialFailure(reason: .handshakeRejected(status: status))
+        }
+    }
+}
+
+/// Builds the session handler on the channel's event loop once the upgrade succeeded.
+package struct PushSessionHandlerFactory: Sendable {
+    let settings: SessionSettings
+    let committer: any PushCommitter
+    let events: ConnectionEventSink
+    /// Runs `on_notification` for what the connection stored; replaced later with `HookReplaced`.
+    let hook: HookRunner?
+    let logger: Logger
+
+    package init(
+        settings: SessionSettings, committer: any PushCommitter, events: ConnectionEventSink,
+        hook: HookRunner? = nil, logger: Logger
+    ) {
+        self.settings = settings
+        self.committer = committer
+        self.events = events
+        self.hook = hook
+        self.logger = logger
+    }
+
+    func makeHandler() -> PushSessionHandler {
+        PushSessionHandler(settings: settings, committer: committer, events: events, hook: hook, logger: logger)
+    }
+}
+
+/// A dial that failed before the connection opened.
+package struct DialFailure: Error, Sendable {
+    package var reason: DisconnectReason
+}

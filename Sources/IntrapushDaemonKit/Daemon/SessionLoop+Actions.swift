@@ -1,0 +1,191 @@
+import IntrapushConfiguration
+import IntrapushSupport
+import Logging
+import NIOCore
+
+extension SessionLoop {
+    mutating func perform(_ action: SessionStateMachine<SystemRandomNumberGenerator>.Action, tasks: inout DiscardingTaskGroup) {
+        switch action {
+        case .connect:
+            dial(tasks: &tasks)
+        case .scheduleReconnect(let delay, let attempt):
+            scheduleReconnect(after: delay, attempt: attempt, tasks: &tasks)
+        case .closeConnection:
+            // The handler drains pending commits, acknowledges them, then sends close 1000.
+            let reason: DisconnectReason = machine.state == .closing(thenReconnect: true) ? .reconfigured : .shuttingDown
+            // A channel that closed meanwhile needs nothing: its handler reports the close (from
+            // handlerRemoved when channelInactive came before the handler did).
+            channel?.pipeline.fireUserInboundEventTriggered(CloseRequested(reason: reason))
+        case .cancelConnectAttempt:
+            dialCancellation?.cancel()
+        case .waitForNetwork(let attempt):
+            waitForNetwork(attempt: attempt, tasks: &tasks)
+        case .verifyConnection:
+            channel?.pipeline.fireUserInboundEventTriggered(VerifyRequested(reason: "the network changed"))
+        case .stop:
+            isFinished = true
+        case .none:
+            break
+        }
+    }
+
+    private mutating func dial(tasks: inout DiscardingTaskGroup) {
+        generation += 1
+        let dialGeneration = generation
+        let configuration = self.configuration
+        let endpoint = configuration.endpoint
+        let service = self.service
+        let cancellation = DialCancellation()
+        dialCancellation = cancellation
+        setStatus(StatusLine.connecting(to: configuration))
+        logger.debug("connecting to \(endpoint.redactedURL)")
+        persist { $0.state = .connecting; $0.nextAttemptAt = nil }
+
+        let dialer: WebSocketDialer
+        do {
+            dialer = try currentDialer()
+        } catch {
+            // Building the TLS context failed: a bad ca_file, say. Retried with backoff like any failure.
+            service.send(.dialFailed(.unreachable("TLS setup: \(error)"), generation: dialGeneration))
+            return
+        }
+        let factory = PushSessionHandlerFactory(
+            settings: SessionSettings(
+                heartbeatText: configuration.heartbeatText, ackText: configuration.ackText,
+                heartbeatInterval: configuration.heartbeatInterval,
+                deadPeerTimeout: configuration.deadPeerTimeout,
+                maxMessageSize: configuration.maxMessageSize, idField: configuration.idField,
+                helloText: configuration.helloFrame
+            ),
+            committer: service.storeWorker,
+            events: ConnectionEventSink { event in service.send(.connection(event, generation: dialGeneration)) },
+            hook: hooks.current,
+            logger: logger
+        )
+        tasks.addTask {
+            do throws(DialFailure) {
+                let channel = try await dialer.dial(cancellation: cancellation, session: factory)
+                service.send(.dialSucceeded(channel, generation: dialGeneration))
+            } catch {
+                service.send(.dialFailed(error.reason, generation: dialGeneration))
+            }
+        }
+    }
+
+    /// The dialer for the current configuration, built once: its TLS context reads the trust
+    /// store from disk, which need not happen on every reconnect.
+    private mutating func currentDialer() throws -> WebSocketDialer {
+        if let dialer { return dialer }
+        let endpoint = configuration.endpoint
+        let target = DialTarget(
+            host: endpoint.host, port: endpoint.port, hostHeader: endpoint.hostHeader,
+            path: endpoint.path, useTLS: configuration.tls, caFile: configuration.caFile,
+            connectTimeout: configuration.connectTimeout,
+            headers: configuration.handshakeHeaders, subprotocol: configuration.subprotocol
+        )
+        let made = try WebSocketDialer(group: service.group, target: target)
+        dialer = made
+        return made
+    }
+
+    private mutating func scheduleReconnect(after delay: Duration, attempt: Int, tasks: inout DiscardingTaskGroup) {
+        generation += 1
+        let timerGeneration = generation
+        let reason = machine.lastFailure ?? .error("unknown")
+        let retryAt = WallClock.nowMilliseconds() + Int64(delay.secondsValue * 1000)
+        setStatus(StatusLine.reconnecting(in: delay, attempt: attempt, reason: reason))
+        if reason.isTokenRejection {
+            logger.error("\(reason); retrying in \(StatusLine.format(delay))")
+        } else {
+            logger.info("reconnecting in \(StatusLine.format(delay)) (attempt \(attempt))")
+        }
+        persist { state in
+            state.state = reason.isTokenRejection ? .rejected : .reconnecting
+            state.connectedSince = nil
+            state.reconnectAttempt = attempt
+            state.nextAttemptAt = retryAt
+            state.lastError = reason.description
+        }
+        let service = self.service
+        tasks.addTask {
+            do {
+                try await Task.sleep(for: delay)
+                service.send(.reconnectDelayElapsed(generation: timerGeneration))
+            } catch {
+                // Cancelled: the service is stopping.
+            }
+        }
+    }
+
+    /// No route to the server: no dial until the network monitor reports one (or the periodic
+    /// look finds one). Renewed every `reconnect_max`, which keeps the live state fresh.
+    private mutating func waitForNetwork(attempt: Int, tasks: inout DiscardingTaskGroup) {
+        generation += 1  // a pending reconnect timer is void: the network decides now
+        let timerGeneration = generation
+        let text = StatusLine.waitingForNetwork(to: configuration)
+        if text != status { logger.notice("no route to \(configuration.host): waiting for network") }
+        setStatus(text)
+        let reason = machine.lastFailure
+        persist { state in
+            state.state = .waitingForNetwork
+            state.connectedSince = nil
+            state.reconnectAttempt = attempt
+            state.nextAttemptAt = nil
+            if let reason { state.lastError = reason.description }
+        }
+        let service = self.service
+        let interval = configuration.reconnectMax
+        tasks.addTask {
+            do {
+                try await Task.sleep(for: interval)
+                service.send(.networkRecheckDue(generation: timerGeneration))
+            } catch {
+                // Cancelled: the service is stopping.
+            }
+        }
+    }
+
+    mutating func reload(tasks: inout DiscardingTaskGroup) {
+        service.notifier.reloading()
+        logger.info("reloading the configuration")
+        let loaded: LoadedConfiguration
+        do {
+            loaded = try service.reloadConfiguration()
+        } catch {
+            for problem in error.problems {
+                logger.error("reload: \(problem)")
+            }
+            logger.error("reload failed; still running with the previous configuration")
+            service.notifier.ready(status: status)
+            return
+        }
+        for warning in loaded.warnings { logger.warning("\(warning)") }
+        let new = loaded.configuration
+        let requiresReconnect = new.requiresReconnect(comparedTo: configuration)
+        if new.database != configuration.database {
+            logger.warning("database moves to \(new.database) only after a restart")
+        }
+        service.logLevel.level = new.logLevel.loggerLevel
+        if new != configuration { dialer = nil }  // a new ca_file or host needs a new one
+        configuration = new
+        reloadedHookAndRetention(new, tasks: &tasks)
+        machine.backoff = Backoff(minimum: new.reconnectMin, maximum: new.reconnectMax)
+        logger.info(requiresReconnect ? "connection settings changed: reconnecting" : "configuration reloaded; connection kept")
+        perform(machine.reloaded(requiresReconnect: requiresReconnect), tasks: &tasks)
+        checkRoute(tasks: &tasks)  // a new host may be reachable where the old one was not
+        service.notifier.ready(status: status)
+    }
+
+    func recordStopped() async {
+        persistStopped()
+        await service.storeWorker.flushLiveState()
+    }
+
+    private func persistStopped() {
+        persist { state in
+            state.state = .stopped
+            state.connectedSince = nil
+            state.nextAttemptAt = nil
+        }
+    }
+}

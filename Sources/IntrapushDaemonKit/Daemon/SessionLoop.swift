@@ -1,0 +1,130 @@
+import IntrapushConfiguration
+import IntrapushStore
+import IntrapushSupport
+import Logging
+import NIOCore
+
+/// The mutable side of `SessionService`: the state machine, the open channel and the counters.
+/// Lives inside the service's single loop, so it needs no lock.
+struct SessionLoop {
+    let service: SessionService
+    var configuration: Configuration
+    var machine: SessionStateMachine<SystemRandomNumberGenerator>
+    var generation = 0
+    var channel: (any Channel)?
+    var dialCancellation: DialCancellation?
+    var dialer: WebSocketDialer?
+    /// Whether a route to the server exists, as last checked; nil without a network monitor
+    /// (nothing would tell us the network came back, so the daemon never holds its dialling).
+    var network: NetworkAvailability?
+    var receivedTotal: Int64 = 0
+    var lastCountStatusAt = ContinuousClock.now
+    var status = ""
+    var isFinished = false
+    /// The `on_notification` runner(s); each connection hands its stored notifications over.
+    var hooks: HookRunners
+
+    init(service: SessionService, configuration: Configuration) {
+        self.service = service
+        self.configuration = configuration
+        self.machine = SessionStateMachine(
+            backoff: Backoff(minimum: configuration.reconnectMin, maximum: configuration.reconnectMax),
+            random: SystemRandomNumberGenerator()
+        )
+        self.hooks = HookRunners(command: configuration.hookCommand, logger: service.logger)
+    }
+
+    var logger: Logger { service.logger }
+
+    mutating func start(tasks: inout DiscardingTaskGroup) {
+        perform(machine.started(), tasks: &tasks)
+    }
+
+    mutating func handle(_ event: SessionService.Event, tasks: inout DiscardingTaskGroup) {
+        switch event {
+        case .dialSucceeded(let channel, let dial) where dial == generation:
+            self.channel = channel
+            dialCancellation = nil
+            attachCurrentHook(to: channel)
+            connectionOpened()
+            perform(machine.connectionEstablished(at: .now), tasks: &tasks)
+        case .dialSucceeded(let channel, _):
+            channel.close(promise: nil)  // a superseded dial: not ours any more
+        case .dialFailed(let reason, let dial) where dial == generation:
+            dialCancellation = nil
+            logger.warning("cannot connect to \(configuration.endpoint.redactedURL): \(reason)")
+            perform(machine.connectionFailed(reason, at: .now), tasks: &tasks)
+        case .connection(let connectionEvent, let connection) where connection == generation:
+            handle(connectionEvent, tasks: &tasks)
+        case .reconnectDelayElapsed(let timer) where timer == generation:
+            checkRoute(tasks: &tasks)
+            perform(machine.reconnectDelayElapsed(), tasks: &tasks)
+        case .networkChanged(let change):
+            networkChanged(change, tasks: &tasks)
+        case .networkRecheckDue(let timer) where timer == generation:
+            recheckNetwork(tasks: &tasks)
+        case .shutdownRequested:
+            service.notifier.stopping()
+            logger.info("stopping")
+            setStatus("stopping")
+            perform(machine.shutdownRequested(), tasks: &tasks)
+        case .reloadRequested:
+            reload(tasks: &tasks)
+        case .probed(let waiting):
+            waiting.resume()
+        default:
+            break  // an event of a superseded connection or timer
+        }
+    }
+
+    private mutating func handle(_ event: ConnectionEvent, tasks: inout DiscardingTaskGroup) {
+        switch event {
+        case .heartbeatSent(let at):
+            persist { $0.lastHeartbeatAt = at }
+            service.storeWorker.releaseMemoryIfUsed()
+            // Brings the count up to date after a burst that ended between two renewals.
+            setStatus(StatusLine.connected(to: configuration, received: receivedTotal))
+        case .batchAcknowledged(let count):
+            receivedTotal += Int64(count)
+            service.storeWorker.amendLiveState { $0.ackedTotal += Int64(count) }
+            // Counters are not state changes: renew the line at most once a second.
+            if ContinuousClock.now - lastCountStatusAt >= .seconds(1) {
+                lastCountStatusAt = .now
+                setStatus(StatusLine.connected(to: configuration, received: receivedTotal))
+            }
+        case .closed(let reason):
+            channel = nil
+            logger.notice("disconnected from \(configuration.endpoint.redactedURL): \(reason)")
+            perform(machine.connectionLost(reason, at: .now), tasks: &tasks)
+        }
+    }
+
+    private mutating func connectionOpened() {
+        let now = WallClock.nowMilliseconds()
+        logger.info("connected to \(configuration.endpoint.redactedURL)")
+        setStatus(StatusLine.connected(to: configuration, received: receivedTotal))
+        persist {
+            $0.state = .connected
+            $0.connectedSince = now
+            $0.reconnectAttempt = 0
+            $0.nextAttemptAt = nil
+            $0.connectionsTotal += 1
+        }
+    }
+
+    mutating func setStatus(_ text: String) {
+        guard text != status else { return }
+        status = text
+        service.notifier.status(text)
+    }
+
+    /// Changes the live-state row and queues its write on the store thread, without waiting.
+    /// The hook's counters ride along with every such write (a heartbeat's, at the latest).
+    func persist(_ change: (inout LiveState) -> Void) {
+        let hookCounters = hooks.isEmpty ? nil : hooks.counters
+        service.storeWorker.updateLiveState { state in
+            change(&state)
+            if let hookCounters { state.recordHooks(hookCounters) }
+        }
+    }
+}

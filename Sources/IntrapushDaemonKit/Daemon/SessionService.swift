@@ -1,0 +1,105 @@
+import IntrapushConfiguration
+import Logging
+import NIOConcurrencyHelpers
+import NIOCore
+import ServiceLifecycle
+import UnixSignals
+
+/// Keeps the one WebSocket to the server: dials, reconnects with backoff, reloads on SIGHUP,
+/// closes with 1000 on graceful shutdown. All decisions come from `SessionStateMachine`; this
+/// service performs them, one event at a time, from a single loop.
+package final class SessionService: Service, Sendable {
+    /// Everything the loop reacts to; `generation` discards events of a superseded dial or timer.
+    enum Event: Sendable {
+        case dialSucceeded(any Channel, generation: Int)
+        case dialFailed(DisconnectReason, generation: Int)
+        case connection(ConnectionEvent, generation: Int)
+        case reconnectDelayElapsed(generation: Int)
+        /// The netlink monitor saw the network change (sent from the monitor's thread).
+        case networkChanged(NetworkChange)
+        /// Time to look for a route again while waiting for the network.
+        case networkRecheckDue(generation: Int)
+        case shutdownRequested
+        case reloadRequested
+        case probed(CheckedContinuation<Void, Never>)
+    }
+
+    let group: any EventLoopGroup
+    let storeWorker: StoreWorker
+    let notifier: SystemdNotifier
+    let logger: Logger
+    let logLevel: LogLevelControl
+    let reloadConfiguration: @Sendable () throws(ConfigurationError) -> LoadedConfiguration
+    let initialConfiguration: Configuration
+    private let events: (stream: AsyncStream<Event>, continuation: AsyncStream<Event>.Continuation)
+
+    package init(
+        configuration: Configuration,
+        group: any EventLoopGroup,
+        storeWorker: StoreWorker,
+        notifier: SystemdNotifier,
+        logger: Logger,
+        logLevel: LogLevelControl,
+        reloadConfiguration: @escaping @Sendable () throws(ConfigurationError) -> LoadedConfiguration
+    ) {
+        self.initialConfiguration = configuration
+        self.group = group
+        self.storeWorker = storeWorker
+        self.notifier = notifier
+        self.logger = logger
+        self.logLevel = logLevel
+        self.reloadConfiguration = reloadConfiguration
+        self.events = AsyncStream.makeStream(of: Event.self)
+    }
+
+    /// Returns once the loop has handled an event: proves it is not stuck (for the watchdog).
+    package func probe() async {
+        await withCheckedContinuation { continuation in
+            if case .terminated = events.continuation.yield(.probed(continuation)) {
+                continuation.resume()
+            }
+        }
+    }
+
+    package func run() async throws {
+        let continuation = events.continuation
+        var loop = SessionLoop(service: self, configuration: initialConfiguration)
+        let monitor = startNetworkMonitor()
+        defer { monitor?.stop() }
+        loop.watchNetwork(isMonitored: monitor != nil)
+        // READY=1 only once every signal we answer is trapped: the service group traps SIGTERM
+        // and SIGINT before it starts the services, SIGHUP is trapped here. Before, a SIGTERM or
+        // a reload right after READY could meet the default action and kill the process.
+        let hangups = await UnixSignalsSequence(trapping: .sighup)
+        notifier.ready(status: StatusLine.connecting(to: initialConfiguration))
+        await withGracefulShutdownHandler {
+            await withDiscardingTaskGroup { tasks in
+                tasks.addTask {
+                    for await _ in hangups {
+                        continuation.yield(.reloadRequested)
+                    }
+                }
+                loop.start(tasks: &tasks)
+                for await event in events.stream {
+                    loop.handle(event, tasks: &tasks)
+                    if loop.isFinished { break }
+                }
+                // The connection is closed: nothing more reaches the hooks. Replaced runners
+                // still retiring in `tasks` end by the same deadline.
+                await loop.stopHooks()
+                tasks.cancelAll()
+            }
+        } onGracefulShutdown: {
+            continuation.yield(.shutdownRequested)
+        }
+        continuation.finish()
+        for await event in events.stream {
+            if case .probed(let waiting) = event { waiting.resume() }
+        }
+        await loop.recordStopped()
+    }
+
+    func send(_ event: Event) {
+        events.continuation.yield(event)
+    }
+}

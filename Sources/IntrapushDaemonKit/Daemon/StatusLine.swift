@@ -1,0 +1,30 @@
+import IntrapushConfiguration
+/// The one-line `STATUS=` text systemd shows in `systemctl status`.
+package enum StatusLine {
+    package static func connecting(to configuration: Configuration) -> String {
+        "connecting to \(configuration.host) (org \(configuration.org))"
+    }
+
+    package static func connected(to configuration: Configuration, received: Int64) -> String {
+        "connected to \(configuration.host) (org \(configuration.org)) · \(received) received"
+    }
+
+    /// No route to the server: the daemon does not dial until one appears (issue 6).
+    package static func waitingForNetwork(to configuration: Configuration) -> String {
+        "waiting for network: no route to \(configuration.host)"
+    }
+
+    package static func reconnecting(in delay: Duration, attempt: Int, reason: DisconnectReason) -> String {
+        if reason.isTokenRejection {
+            return "\(reason); retrying in \(format(delay)) (attempt \(attempt))"
+        }
+        return "reconnecting in \(format(delay)) (attempt \(attempt)): \(reason)"
+    }
+
+    /// Whole seconds for waits of a second or more, milliseconds below.
+    package static func format(_ duration: Duration) -> String {
+        let seconds = duration.secondsValue
+        if seconds >= 1 { return "\(Int(seconds.rounded()))s" }
+        return "\(Int((seconds * 1000).rounded()))ms"
+    }
+}

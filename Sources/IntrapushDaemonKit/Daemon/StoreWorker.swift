@@ -1,0 +1,129 @@
+import IntrapushStore
+import IntrapushSupport
+import Logging
+import NIOConcurrencyHelpers
+import NIOCore
+import NIOPosix
+
+/// The one thread that owns the `NotificationStore`: commits batches, keeps the live-state row.
+///
+/// Every database call runs on this thread, in submission order, so the store needs no lock and
+/// a batch's live-state row is written in the batch's own transaction (no extra fsync).
+package final class StoreWorker: PushCommitter, Sendable {
+    let pool: NIOThreadPool
+    let store: NotificationStore
+    private let checkpointer: Checkpointer?
+    let liveState: NIOLockedValueBox<LiveState>
+    /// Asks `RetentionService` for a pass; requests made while one waits count once.
+    let pruneRequests = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
+    /// The live state's `receivedTotal` when memory was last released: a batch committed since
+    /// shows as a larger total, so the push path keeps no flag of its own.
+    private let receivedAtLastRelease: NIOLockedValueBox<Int64>
+    private let logger: Logger
+
+    package init(store: NotificationStore, initialState: LiveState, logger: Logger) {
+        self.store = store
+        self.logger = logger
+        self.liveState = NIOLockedValueBox(initialState)
+        self.receivedAtLastRelease = NIOLockedValueBox(initialState.receivedTotal)
+        do {
+            let checkpointer = try Checkpointer(path: store.path)
+            // Before the first commit, so the connection is not yet in use on the store thread.
+            store.onCommit(walPages: checkpointer.walGrew(toPages:))
+            self.checkpointer = checkpointer
+        } catch {
+            logger.warning("checkpoints stay in the commits: cannot open a second connection", metadata: ["error": "\(error)"])
+            self.checkpointer = nil
+        }
+        self.pool = NIOThreadPool(numberOfThreads: 1)
+        pool.start()
+    }
+
+    package func commit(_ pushes: [Push], on eventLoop: any EventLoop) -> EventLoopFuture<[StoreOutcome]> {
+        let store = self.store
+        let liveState = self.liveState
+        return pool.runIfActive(eventLoop: eventLoop) {
+            let outcomes = try store.store(pushes) { outcomes in
+                // Written in the batch's transaction from a copy; the shared state takes the same
+                // counts only once the commit succeeded (a throw never gets past `store`).
+                var state = liveState.withLockedValue { $0 }
+                state.recordBatch(pushes, outcomes: outcomes)
+                return state
+            }
+            liveState.withLockedValue { $0.recordBatch(pushes, outcomes: outcomes) }
+            return outcomes
+        }
+    }
+
+    /// Changes the live state now and queues its write (a small transaction on the store
+    /// thread, after everything submitted before it); does not wait.
+    package func updateLiveState(_ change: (inout LiveState) -> Void) {
+        liveState.withLockedValue { change(&$0) }
+        let store = self.store
+        let liveState = self.liveState
+        let logger = self.logger
+        pool.submit { poolState in
+            guard case .active = poolState else { return }
+            let snapshot = liveState.withLockedValue { state in
+                state.updatedAt = WallClock.nowMilliseconds()
+                return state
+            }
+            do { try store.writeLiveState(snapshot) } catch {
+                logger.warning("cannot write the live state", metadata: ["error": "\(error)"])
+            }
+        }
+    }
+
+    /// After pushes were stored, queues giving their memory back (called on a heartbeat, so
+    /// an idle daemon shrinks without a timer of its own).
+    package func releaseMemoryIfUsed() {
+        let received = liveState.withLockedValue { $0.receivedTotal }
+        let hasCommitted = receivedAtLastRelease.withLockedValue { last in
+            defer { last = received }
+            return received != last
+        }
+        guard hasCommitted else { return }
+        let store = self.store
+        pool.submit { poolState in
+            guard case .active = poolState else { return }
+            store.releaseMemory()
+        }
+    }
+
+    /// Writes the live state and waits until it is on disk (used on the way out).
+    package func flushLiveState() async {
+        let store = self.store
+        let liveState = self.liveState
+        try? await pool.runIfActive {
+            try store.writeLiveState(liveState.withLockedValue { $0 })
+        }
+    }
+
+    /// Changes the live state in memory only; it reaches the file with the next write.
+    package func amendLiveState(_ change: (inout LiveState) -> Void) {
+        liveState.withLockedValue { change(&$0) }
+    }
+
+    /// Proves the store thread and the database answer (for the watchdog).
+    package func checkHealth() async throws {
+        let store = self.store
+        try await pool.runIfActive { try store.checkHealth() }
+    }
+
+    package func shutdown() async {
+        try? await pool.shutdownGracefully()
+        await checkpointer?.shutdown()
+    }
+}
+
+extension LiveState {
+    mutating func recordBatch(_ pushes: [Push], outcomes: [StoreOutcome]) {
+        var duplicates: Int64 = 0
+        for outcome in outcomes where outcome == .duplicate { duplicates += 1 }
+        receivedTotal += Int64(pushes.count)
+        duplicateTotal += duplicates
+        storedTotal += Int64(pushes.count) - duplicates
+        lastPushAt = pushes.last?.receivedAt ?? lastPushAt
+        updatedAt = WallClock.nowMilliseconds()
+    }
+}

@@ -1,0 +1,55 @@
+/// Why a connection attempt failed or an open connection ended.
+package enum DisconnectReason: Sendable, Equatable, CustomStringConvertible {
+    /// TCP connect refused, DNS failure, TLS failure and other errors before the upgrade.
+    case unreachable(String)
+    /// Connecting, the TLS handshake or the upgrade took longer than `connect_timeout`.
+    case timedOut
+    /// The upgrade was answered with an HTTP status other than 101.
+    case handshakeRejected(status: Int)
+    /// The upgrade succeeded but the server selected another subprotocol than `subprotocol` asked for.
+    case subprotocolMismatch(requested: String?, selected: String?)
+    /// The server sent a close frame (its code, when it gave one) or closed the TCP connection.
+    case closedByServer(code: Int?)
+    /// Nothing arrived for `dead_peer_timeout`.
+    case deadPeer
+    /// A frame exceeded `max_message_size`; we closed with 1009.
+    case messageTooLarge
+    /// A push could not be committed; we dropped the connection so the server delivers it again.
+    case storeFailed(String)
+    /// A reload changed the connection settings.
+    case reconfigured
+    /// SIGTERM/SIGINT: we closed with 1000.
+    case shuttingDown
+    /// Anything else the channel reported.
+    case error(String)
+
+    /// HTTP 401 or 403: the server does not accept our token.
+    package var isTokenRejection: Bool {
+        if case .handshakeRejected(let status) = self { return status == 401 || status == 403 }
+        return false
+    }
+
+    package var description: String {
+        switch self {
+        case .unreachable(let detail): return detail
+        case .timedOut: return "connection timed out"
+        case .handshakeRejected(let status) where status == 401 || status == 403:
+            return "token rejected by the server (HTTP \(status))"
+        case .handshakeRejected(let status): return "upgrade refused with HTTP \(status)"
+        case .subprotocolMismatch(let requested?, nil):
+            return "the server did not select subprotocol \(requested); check subprotocol in the configuration"
+        case .subprotocolMismatch(let requested?, let selected?):
+            return "the server selected subprotocol \(selected) instead of \(requested); check subprotocol in the configuration"
+        case .subprotocolMismatch(nil, let selected):
+            return "the server selected subprotocol \(selected ?? "?"), which was not asked for; set subprotocol if the server needs it"
+        case .closedByServer(let code?): return "closed by the server (code \(code))"
+        case .closedByServer(nil): return "connection closed by the server"
+        case .deadPeer: return "no answer from the server (dead peer)"
+        case .messageTooLarge: return "message larger than max_message_size (closed with 1009)"
+        case .storeFailed(let detail): return "could not store a push: \(detail)"
+        case .reconfigured: return "configuration reloaded"
+        case .shuttingDown: return "shutting down"
+        case .error(let detail): return detail
+        }
+    }
+}

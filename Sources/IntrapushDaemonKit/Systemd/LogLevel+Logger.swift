@@ -1,0 +1,14 @@
+import IntrapushConfiguration
+import Logging
+
+extension LogLevel {
+    /// The matching swift-log level.
+    package var loggerLevel: Logger.Level {
+        switch self {
+        case .debug: .debug
+        case .info: .info
+        case .warning: .warning
+        case .error: .error
+        }
+    }
+}

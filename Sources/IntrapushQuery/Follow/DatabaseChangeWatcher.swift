@@ -1,0 +1,104 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Waits, without polling, until the database may have changed, a stop signal arrives, or the
+/// reader of our standard output goes away: the heart of `intrapush follow`.
+///
+/// Watches the database's DIRECTORY with inotify: the WAL file that the daemon appends to is
+/// deleted and created again as connections come and go, so a watch on the file itself would
+/// go deaf. Standard output is in the poll set too: a pipe whose reader has exited reports
+/// POLLERR, so `intrapush follow | head -1` ends without waiting for another notification.
+/// When inotify is unavailable (no instances left, say) it falls back to waking every 250 ms.
+package final class DatabaseChangeWatcher {
+    package enum Wake: Sendable, Equatable {
+        /// The database or its WAL was written (or created, or replaced).
+        case databaseChanged
+        /// The timeout passed with nothing to report.
+        case timedOut
+        /// SIGINT or SIGTERM.
+        case stopRequested
+        /// Standard output is a pipe whose reader has gone.
+        case outputClosed
+    }
+
+    private let inotify: Int32
+    private let watchedNames: Set<String>
+    private let stopSignals: StopSignalPipe
+    private let outputDescriptor: Int32
+    /// Room for 64 events with their names, reused by every wake.
+    private var eventBuffer = [UInt8](repeating: 0, count: 64 * (MemoryLayout<inotify_event>.size + 256))
+    /// Used when inotify could not be set up.
+    static let fallbackInterval: Int32 = 250
+
+    /// - Parameters:
+    ///   - databasePath: the file `follow` reads.
+    ///   - outputDescriptor: watched for the reader's end of a pipe closing; -1 for none.
+    package init(databasePath: String, outputDescriptor: Int32 = 1) {
+        let (directory, name) = Self.split(databasePath)
+        watchedNames = [name, name + "-wal"]
+        stopSignals = StopSignalPipe.install()
+        self.outputDescriptor = outputDescriptor
+        var descriptor = inotify_init1(Int32(IN_CLOEXEC | IN_NONBLOCK))
+        if descriptor >= 0 {
+            let mask = UInt32(IN_MODIFY | IN_CREATE | IN_MOVED_TO | IN_CLOSE_WRITE)
+            if inotify_add_watch(descriptor, directory, mask) < 0 {
+                close(descriptor)
+                descriptor = -1
+            }
+        }
+        inotify = descriptor
+    }
+
+    deinit {
+        if inotify >= 0 { close(inotify) }
+    }
+
+    /// `true` when changes are noticed through inotify, `false` when falling back to a timer.
+    package var isUsingInotify: Bool { inotify >= 0 }
+
+    /// Blocks until something happens or `timeoutMilliseconds` (nil: no limit) passes.
+    package func wait(timeoutMilliseconds: Int32?) -> Wake {
+        var timeout = timeoutMilliseconds ?? -1
+        if inotify < 0 { timeout = timeout < 0 ? Self.fallbackInterval : min(timeout, Self.fallbackInterval) }
+        var descriptors = [
+            pollfd(fd: stopSignals.readDescriptor, events: Int16(POLLIN), revents: 0),
+            pollfd(fd: outputDescriptor, events: 0, revents: 0),
+            pollfd(fd: inotify, events: Int16(POLLIN), revents: 0),
+        ]
+        while true {
+            let ready = poll(&descriptors, nfds_t(descriptors.count), timeout)
+            if ready < 0 && errno == EINTR { continue }
+            if ready <= 0 { return .timedOut }
+            if descriptors[0].revents != 0 { return .stopRequested }
+            if descriptors[1].revents & Int16(POLLERR | POLLHUP) != 0 { return .outputClosed }
+            if descriptors[2].revents != 0, drainEvents() { return .databaseChanged }
+        }
+    }
+
+    /// Reads every pending event; `true` when one concerns the database or its WAL.
+    private func drainEvents() -> Bool {
+        let eventSize = MemoryLayout<inotify_event>.size
+        var relevant = false
+        while true {
+            let count = eventBuffer.withUnsafeMutableBytes { read(inotify, $0.baseAddress, $0.count) }
+            guard count > 0 else { return relevant }
+            eventBuffer.withUnsafeBytes { bytes in
+                var offset = 0
+                while offset + eventSize <= count {
+                    let nameLength = Int(bytes.loadUnaligned(fromByteOffset: offset + 12, as: UInt32.self))
+                    let nameBytes = bytes[(offset + eventSize)..<(offset + eventSize + nameLength)]
+                    let name = String(decoding: nameBytes.prefix { $0 != 0 }, as: UTF8.self)
+                    if watchedNames.contains(name) { relevant = true }
+                    offset += eventSize + nameLength
+                }
+            }
+        }
+    }
+
+    private static func split(_ path: String) -> (directory: String, name: String) {
+        guard let slash = path.lastIndex(of: "/") else { return (".", path) }
+        let directory = String(path[..<slash])
+        return (directory.isEmpty ? "/" : directory, String(path[path.index(after: slash)...]))
+    }
+}

@@ -1,0 +1,144 @@
+import CLinux
+import CSQLite
+
+/// The daemon's durable store of pushes: one SQLite file in WAL mode with `synchronous=FULL`.
+///
+/// `@unchecked Sendable` so that it can be handed to the thread that owns it; it is NOT safe to use
+/// from two threads. It must stay confined to the single store thread that created or received it,
+/// which performs every call. Statements are prepared once and reused for the store's lifetime.
+package final class NotificationStore: @unchecked Sendable {
+    /// The database file.
+    package var path: String { connection.path }
+    // Internal so that tests can check the per-connection pragmas.
+    let connection: SQLiteConnection
+    private let insertNotification: Statement
+    private let upsertLiveState: Statement
+    private let selectLiveState: Statement
+    private let healthQuery: Statement
+    /// Made on the first `pruneBatch`, so that a store that never prunes prepares nothing for it.
+    var retentionPruner: RetentionPruner?
+
+    static let insertSQL = """
+        INSERT INTO notifications (message_id, received_at, payload, title, body)
+        VALUES (?, ?, ?, ?, ?)
+        ON CONFLICT(message_id) DO NOTHING
+        """
+
+    /// Opens the database at `path`, creating the file (not its directory) when missing, switches
+    /// it to WAL and `synchronous=FULL`, and migrates it to `Schema.latestVersion`.
+    ///
+    /// - Throws: `DatabaseError` when the file cannot be opened, created or configured (its
+    ///   directory missing, not writable, not a database); `SchemaVersionError` when a newer
+    ///   intrapush wrote it.
+    package init(path: String, busyTimeout: Duration = .milliseconds(5000)) throws {
+        connection = try SQLiteConnection(path: path, mode: .readWriteCreate, busyTimeout: busyTimeout)
+        try NotificationStore.configure(connection)
+        try Schema.migrator.migrate(connection)
+        insertNotification = try connection.prepare(NotificationStore.insertSQL, persistent: true)
+        upsertLiveState = try connection.prepare(LiveState.upsertSQL, persistent: true)
+        selectLiveState = try connection.prepare(LiveState.selectSQL, persistent: true)
+        healthQuery = try connection.prepare("SELECT count(*) FROM daemon_state", persistent: true)
+    }
+
+    /// Stores a batch of pushes, and the live state when given, in ONE transaction: one commit,
+    /// one fsync, however many pushes (the group commit).
+    ///
+    /// A push whose `messageID` is already stored, earlier or in this same batch, is `.duplicate`;
+    /// a push without a message id is always inserted.
+    ///
+    /// - Returns: one outcome per push, in order.
+    /// - Throws: the first error; then the transaction is rolled back, nothing of the batch is
+    ///   stored, and the store is ready for the next call.
+    package func store(_ pushes: [Push], liveState: LiveState?) throws -> [StoreOutcome] {
+        try store(pushes) { _ in liveState }
+    }
+
+    /// Stores a batch like `store(_:liveState:)`, with the live state computed from the batch's
+    /// outcomes (e.g. counting duplicates) and written in the same transaction.
+    ///
+    /// `makeLiveState` runs inside the transaction, before the commit: if the commit then fails,
+    /// nothing is stored even though it ran.
+    package func store(
+        _ pushes: [Push],
+        liveState makeLiveState: (_ outcomes: [StoreOutcome]) throws -> LiveState?
+    ) throws -> [StoreOutcome] {
+        guard !pushes.isEmpty else {
+            if let liveState = try makeLiveState([]) { try writeLiveState(liveState) }
+            return []
+        }
+        return try connection.transaction {
+            var outcomes: [StoreOutcome] = []
+            outcomes.reserveCapacity(pushes.count)
+            for push in pushes {
+                outcomes.append(try insert(push))
+            }
+            if let liveState = try makeLiveState(outcomes) { try liveState.write(with: upsertLiveState) }
+            return outcomes
+        }
+    }
+
+    /// Replaces the single live-state row.
+    package func writeLiveState(_ state: LiveState) throws {
+        try state.write(with: upsertLiveState)
+    }
+
+    /// The live-state row, `nil` when none has been written yet.
+    package func readLiveState() throws -> LiveState? {
+        try LiveState.read(with: selectLiveState)
+    }
+
+    /// Gives back the memory a burst left behind: SQLite's page cache now, the C heap's free
+    /// pages by `malloc_trim` (freed memory otherwise stays with the process).
+    package func releaseMemory() {
+        connection.releaseMemory()
+        malloc_trim(0)
+    }
+
+    /// Reports the WAL's length after each commit, instead of SQLite checkpointing inside the
+    /// commit (see `Checkpointer`).
+    package func onCommit(walPages handler: @escaping (_ walPages: Int) -> Void) {
+        connection.onCommit(walPages: handler)
+    }
+
+    /// Runs a trivial query against the file; throws when the database no longer answers.
+    package func checkHealth() throws {
+        defer { healthQuery.reset() }
+        try healthQuery.step()
+    }
+
+    private func insert(_ push: Push) throws -> StoreOutcome {
+        let statement = insertNotification
+        defer { statement.reset() }
+        try statement.bind(push.messageID, at: 1)
+        try statement.bind(push.receivedAt, at: 2)
+        switch push.payload {
+        case .text(let text): try statement.bind(text, at: 3)
+        case .binary(let bytes): try statement.bind(bytes, at: 3)
+        }
+        try statement.bind(push.title, at: 4)
+        try statement.bind(push.body, at: 5)
+        try statement.step()
+        // DO NOTHING leaves sqlite3_changes at 0: the message id was already there.
+        return connection.changes == 0 ? .duplicate : .inserted(rowID: connection.lastInsertedRowID)
+    }
+
+    private static func configure(_ connection: SQLiteConnection) throws {
+        // Only a database without tables takes this, and only before WAL mode writes the header:
+        // new files shrink with `reclaimFreePages`; older ones keep auto_vacuum = NONE (no-op
+        // here) and reuse the pages pruning frees, see `AutoVacuum`.
+        try connection.execute("PRAGMA auto_vacuum = INCREMENTAL")
+        let journalSQL = "PRAGMA journal_mode = WAL"
+        let mode = try connection.text(journalSQL)
+        guard mode?.lowercased() == "wal" else {
+            throw DatabaseError(
+                extendedResultCode: SQLITE_ERROR,
+                message: "the database refused WAL mode and stays in \(mode ?? "unknown") journal mode",
+                sql: journalSQL
+            )
+        }
+        try connection.execute("PRAGMA synchronous = FULL")
+        // A burst can outrun the checkpointer and grow the WAL; it is cut back to this when it
+        // restarts from the beginning.
+        try connection.execute("PRAGMA journal_size_limit = \(16 << 20)")
+    }
+}

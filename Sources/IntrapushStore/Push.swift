@@ -1,0 +1,35 @@
+/// One push as the server sent it, decoded and ready to store.
+///
+/// The decoder fills `messageID`, `title` and `body` from a JSON object payload; a payload
+/// that is not a JSON object keeps all three `nil` and is stored as it came.
+package struct Push: Sendable, Equatable {
+    /// The frame's content: text frames and valid UTF-8 binary frames are `.text`.
+    package enum Payload: Sendable, Equatable {
+        case text(String)
+        case binary([UInt8])
+    }
+
+    package var payload: Payload
+    /// The server's id for this push (`id_field`), as a string; `nil` when it had none.
+    package var messageID: String?
+    package var title: String?
+    package var body: String?
+    /// Unix time in milliseconds when the frame was received.
+    package var receivedAt: Int64
+
+    package init(payload: Payload, messageID: String?, title: String?, body: String?, receivedAt: Int64) {
+        self.payload = payload
+        self.messageID = messageID
+        self.title = title
+        self.body = body
+        self.receivedAt = receivedAt
+    }
+}
+
+/// What the store did with one push of a batch.
+package enum StoreOutcome: Sendable, Equatable {
+    /// Inserted as a new row with this local id.
+    case inserted(rowID: Int64)
+    /// A row with the same message id already existed; nothing was written.
+    case duplicate
+}

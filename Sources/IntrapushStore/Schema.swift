@@ -1,0 +1,77 @@
+/// The database schema of intrapush: every migration, oldest first.
+///
+/// `notifications` is a public interface (contract §4): its seven columns keep their names and
+/// meanings forever; later migrations may only add. The daemon migrates on open; the CLI, which
+/// opens read-only, calls `Schema.migrator.checkVersion(of:)` instead.
+package enum Schema {
+    package static let migrations: [Migration] = [
+        Migration(
+            version: 1,
+            summary: "create notifications and daemon_state",
+            sql: """
+                CREATE TABLE notifications (
+                    id INTEGER PRIMARY KEY,
+                    message_id TEXT UNIQUE,
+                    received_at INTEGER NOT NULL,
+                    payload TEXT NOT NULL,
+                    title TEXT,
+                    body TEXT,
+                    read_at INTEGER
+                );
+                CREATE INDEX notifications_received_at ON notifications(received_at);
+                CREATE TABLE daemon_state (
+                    id INTEGER PRIMARY KEY CHECK (id = 1),
+                    pid INTEGER,
+                    state TEXT NOT NULL,
+                    server TEXT,
+                    connected_since INTEGER,
+                    last_heartbeat_at INTEGER,
+                    last_push_at INTEGER,
+                    reconnect_attempt INTEGER NOT NULL DEFAULT 0,
+                    next_attempt_at INTEGER,
+                    last_error TEXT,
+                    received_total INTEGER NOT NULL DEFAULT 0,
+                    stored_total INTEGER NOT NULL DEFAULT 0,
+                    duplicate_total INTEGER NOT NULL DEFAULT 0,
+                    acked_total INTEGER NOT NULL DEFAULT 0,
+                    connections_total INTEGER NOT NULL DEFAULT 0,
+                    started_at INTEGER,
+                    updated_at INTEGER NOT NULL
+                );
+                """
+        ),
+        Migration(
+            version: 2,
+            summary: "index unread and read notifications",
+            // `intrapush list --unread` finds the newest unread without a scan, and `count --unread`
+            // counts whichever of the two sets is smaller (see NotificationReader.countUnread).
+            // Appending a new id to the unread index is all the daemon pays per push.
+            sql: """
+                CREATE INDEX notifications_unread ON notifications(id) WHERE read_at IS NULL;
+                CREATE INDEX notifications_read ON notifications(id) WHERE read_at IS NOT NULL;
+                """
+        ),
+        Migration(
+            version: 3,
+            summary: "retention and hook figures in daemon_state",
+            // The policy the running daemon applies (NULL: not known), what pruning did, and the
+            // on_notification hook's counters, all for `intrapush status`. last_prune_at and
+            // pruned_total are written by each prune batch, in the transaction of its DELETE.
+            sql: """
+                ALTER TABLE daemon_state ADD COLUMN retention_days INTEGER;
+                ALTER TABLE daemon_state ADD COLUMN retention_max_rows INTEGER;
+                ALTER TABLE daemon_state ADD COLUMN last_prune_at INTEGER;
+                ALTER TABLE daemon_state ADD COLUMN pruned_total INTEGER NOT NULL DEFAULT 0;
+                ALTER TABLE daemon_state ADD COLUMN hook_runs INTEGER NOT NULL DEFAULT 0;
+                ALTER TABLE daemon_state ADD COLUMN hook_failures INTEGER NOT NULL DEFAULT 0;
+                ALTER TABLE daemon_state ADD COLUMN hook_timeouts INTEGER NOT NULL DEFAULT 0;
+                ALTER TABLE daemon_state ADD COLUMN hook_dropped INTEGER NOT NULL DEFAULT 0;
+                """
+        ),
+    ]
+
+    package static let migrator = Migrator(migrations: migrations)
+
+    /// The `user_version` of a database this build has fully migrated.
+    package static var latestVersion: Int { migrator.latestVersion }
+}

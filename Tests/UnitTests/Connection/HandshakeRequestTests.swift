@@ -1,0 +1,68 @@
+import IntrapushConfiguration
+import IntrapushDaemonKit
+import NIOHTTP1
+import Testing
+
+@testable import IntrapushConfiguration
+@testable import IntrapushDaemonKit
+
+
+@Suite("The opening handshake's request and the subprotocol check")
+struct HandshakeRequestTests {
+    static func target(headers: [HandshakeHeader] = [], subprotocol: String? = nil) -> DialTarget {
+        DialTarget(
+            host: "push.corp", port: 8080, hostHeader: "push.corp:8080", path: "/connect/linux/acme/t",
+            useTLS: false, caFile: nil, connectTimeout: .seconds(1), headers: headers, subprotocol: subprotocol)
+    }
+
+    @Test("the GET announces no body: no Content-Length, no Transfer-Encoding")
+    func noBodyFraming() {
+        let head = WebSocketDialer.upgradeRequestHead(for: Self.target())
+        #expect(head.method == .GET)
+        #expect(head.uri == "/connect/linux/acme/t")
+        #expect(head.headers["Host"] == ["push.corp:8080"])
+        #expect(head.headers["User-Agent"] == ["intrapushd"])
+        #expect(!head.headers.contains(name: "Content-Length"))
+        #expect(!head.headers.contains(name: "Transfer-Encoding"))
+        #expect(!head.headers.contains(name: "Sec-WebSocket-Protocol"))
+    }
+
+    @Test("configured headers are added as written, a User-Agent replaces ours, the subprotocol is asked for")
+    func configuredHeaders() {
+        let head = WebSocketDialer.upgradeRequestHead(for: Self.target(
+            headers: [HandshakeHeader(name: "Authorization", value: "Bearer t"),
+                      HandshakeHeader(name: "user-agent", value: "desk/2"),
+                      HandshakeHeader(name: "X-Tag", value: "a"), HandshakeHeader(name: "X-Tag", value: "b")],
+            subprotocol: "intrapush.v1"))
+        #expect(head.headers["Authorization"] == ["Bearer t"])
+        #expect(head.headers["User-Agent"] == ["desk/2"])
+        #expect(head.headers["X-Tag"] == ["a", "b"])
+        #expect(head.headers["Sec-WebSocket-Protocol"] == ["intrapush.v1"])
+    }
+
+    @Test("the 101 must select the subprotocol asked for, and none that was not")
+    func subprotocolCheck() throws {
+        func response(_ selected: String?) -> HTTPResponseHead {
+            var headers = HTTPHeaders()
+            if let selected { headers.add(name: "Sec-WebSocket-Protocol", value: selected) }
+            return HTTPResponseHead(version: .http1_1, status: .switchingProtocols, headers: headers)
+        }
+        try WebSocketDialer.checkSubprotocol(of: response("intrapush.v1"), requested: "intrapush.v1")
+        try WebSocketDialer.checkSubprotocol(of: response(nil), requested: nil)
+        for (selected, requested) in [(nil, "intrapush.v1"), ("chat", "intrapush.v1"), ("chat", nil)] as [(String?, String?)] {
+            #expect(throws: SubprotocolMismatch.self) {
+                try WebSocketDialer.checkSubprotocol(of: response(selected), requested: requested)
+            }
+        }
+    }
+
+    @Test("a subprotocol mismatch reads as what happened and what to check")
+    func mismatchDescriptions() {
+        #expect(DisconnectReason.subprotocolMismatch(requested: "v1", selected: nil).description
+            == "the server did not select subprotocol v1; check subprotocol in the configuration")
+        #expect(DisconnectReason.subprotocolMismatch(requested: "v1", selected: "chat").description
+            == "the server selected subprotocol chat instead of v1; check subprotocol in the configuration")
+        #expect(DisconnectReason.subprotocolMismatch(requested: nil, selected: "chat").description
+            == "the server selected subprotocol chat, which was not asked for; set subprotocol if the server needs it")
+    }
+}

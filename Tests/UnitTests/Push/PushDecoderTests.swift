@@ -1,0 +1,89 @@
+import IntrapushDaemonKit
+import IntrapushStore
+import Testing
+
+@testable import IntrapushDaemonKit
+
+@Suite("Push decoder")
+struct PushDecoderTests {
+    let decoder = PushDecoder(idField: "id")
+
+    @Test("a JSON object gives id, title and body")
+    func object() {
+        let push = decoder.decode(text: #"{"id":"m-1","title":"Hi","body":"there","extra":[1,2]}"#, receivedAt: 5)
+        #expect(push.messageID == "m-1")
+        #expect(push.title == "Hi")
+        #expect(push.body == "there")
+        #expect(push.receivedAt == 5)
+        #expect(push.payload == .text(#"{"id":"m-1","title":"Hi","body":"there","extra":[1,2]}"#))
+    }
+
+    @Test("body falls back to content, then message")
+    func bodyFallback() {
+        #expect(decoder.decode(text: #"{"content":"c","message":"m"}"#, receivedAt: 0).body == "c")
+        #expect(decoder.decode(text: #"{"message":"m"}"#, receivedAt: 0).body == "m")
+        #expect(decoder.decode(text: #"{"body":null,"content":"c"}"#, receivedAt: 0).body == "c")
+    }
+
+    @Test("null members count as absent")
+    func nulls() {
+        let push = decoder.decode(text: #"{"id":null,"title":null,"body":null}"#, receivedAt: 0)
+        #expect(push.messageID == nil)
+        #expect(push.title == nil)
+        #expect(push.body == nil)
+    }
+
+    @Test("a number id becomes its decimal text")
+    func numberID() {
+        #expect(decoder.decode(text: #"{"id":42}"#, receivedAt: 0).messageID == "42")
+        #expect(decoder.decode(text: #"{"id":18446744073709551615}"#, receivedAt: 0).messageID == "18446744073709551615")
+        #expect(decoder.decode(text: #"{"id":-7}"#, receivedAt: 0).messageID == "-7")
+        #expect(decoder.decode(text: #"{"id":true}"#, receivedAt: 0).messageID == nil)
+    }
+
+    @Test("the id comes from id_field")
+    func customIDField() {
+        let custom = PushDecoder(idField: "uuid")
+        let push = custom.decode(text: #"{"id":"no","uuid":"yes"}"#, receivedAt: 0)
+        #expect(push.messageID == "yes")
+    }
+
+    @Test("text that is not JSON is stored as it came, with no fields")
+    func notJSON() {
+        for text in ["hello", "{not json", "", "{\"id\":\"x\"} trailing"] {
+            let push = decoder.decode(text: text, receivedAt: 0)
+            #expect(push.payload == .text(text))
+            #expect(push.messageID == nil && push.title == nil && push.body == nil)
+        }
+    }
+
+    @Test("a JSON array or scalar is not an object: no fields")
+    func arrayAndScalar() {
+        for text in [#"[{"id":"x"}]"#, "42", #""id""#] {
+            let push = decoder.decode(text: text, receivedAt: 0)
+            #expect(push.messageID == nil)
+            #expect(push.payload == .text(text))
+        }
+    }
+
+    @Test("a binary frame with valid UTF-8 is text; otherwise kept as bytes")
+    func binary() {
+        let utf8 = decoder.decode(binary: Array(#"{"id":"b1","title":"Bin"}"#.utf8), receivedAt: 0)
+        #expect(utf8.payload == .text(#"{"id":"b1","title":"Bin"}"#))
+        #expect(utf8.messageID == "b1")
+        let bytes: [UInt8] = [0xFF, 0x00, 0xFE, 0x7B]
+        let raw = decoder.decode(binary: bytes, receivedAt: 0)
+        #expect(raw.payload == .binary(bytes))
+        #expect(raw.messageID == nil)
+    }
+
+    @Test("the acknowledgement replaces {id}, empty without one")
+    func acknowledgementText() {
+        var settings = SessionSettings(heartbeatText: "KA", ackText: "received message", heartbeatInterval: .seconds(1), deadPeerTimeout: .seconds(3), maxMessageSize: 1024, idField: "id")
+        #expect(settings.acknowledgement(for: "m-1") == "received message")
+        settings.ackText = "ack {id}"
+        #expect(!settings.isAcknowledgementFixed)
+        #expect(settings.acknowledgement(for: "m-1") == "ack m-1")
+        #expect(settings.acknowledgement(for: nil) == "ack ")
+    }
+}

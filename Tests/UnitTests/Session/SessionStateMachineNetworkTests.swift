@@ -1,0 +1,158 @@
+import IntrapushConfiguration
+import IntrapushDaemonKit
+import Testing
+
+@testable import IntrapushConfiguration
+@testable import IntrapushDaemonKit
+
+@Suite("Session state machine: waiting for network, dialling when it returns, verifying on changes")
+struct SessionStateMachineNetworkTests {
+    typealias Machine = SessionStateMachine<FixedRandom>
+    let start = ContinuousClock.now
+
+    /// Jitter fixed at its top: every delay is exactly the ceiling d (30 s, 60 s, 60 s…).
+    func machine() -> Machine {
+        Machine(backoff: Backoff(minimum: .seconds(30), maximum: .seconds(60)), random: FixedRandom(value: .max))
+    }
+
+    @Test("without a route at start, the session waits for the network instead of dialling")
+    func noRouteAtStart() {
+        var session = machine()
+        #expect(session.networkBecameUnavailable() == .none)
+        #expect(session.started() == .waitForNetwork(attempt: 0))
+        #expect(session.state == .waitingForNetwork(attempt: 0))
+        #expect(session.networkBecameAvailable() == .connect)
+        #expect(session.state == .connecting)
+    }
+
+    @Test("a route appearing during the backoff dials at once and keeps the failure count")
+    func backoffSkipped() {
+        var session = machine()
+        _ = session.started()
+        #expect(session.connectionFailed(.unreachable("refused"), at: start) == .scheduleReconnect(after: .seconds(30), attempt: 1))
+        #expect(session.connectionFailed(.unreachable("refused"), at: start) == .none)  // not dialling
+        #expect(session.networkBecameAvailable() == .connect)
+        #expect(session.consecutiveFailures == 1)
+        // The server is still down: the next wait is attempt 2's, not attempt 1's again.
+        #expect(session.connectionFailed(.unreachable("refused"), at: start) == .scheduleReconnect(after: .seconds(60), attempt: 2))
+        // The timer of the skipped wait is void once the session dialled.
+        #expect(session.networkBecameAvailable() == .connect)
+        #expect(session.reconnectDelayElapsed() == .none)
+    }
+
+    @Test("losing the route during the backoff holds dialling; the timer firing then does nothing")
+    func routeLostWhileWaiting() {
+        var session = machine()
+        _ = session.started()
+        _ = session.connectionFailed(.timedOut, at: start)
+        #expect(session.networkBecameUnavailable() == .waitForNetwork(attempt: 1))
+        #expect(session.reconnectDelayElapsed() == .none)
+        #expect(session.state == .waitingForNetwork(attempt: 1))
+    }
+
+    @Test("a connection lost without a route counts as a failure and waits for the network")
+    func lostWithoutRoute() {
+        var session = machine()
+        _ = session.started()
+        _ = session.connectionEstablished(at: start)
+        #expect(session.networkBecameUnavailable() == .verifyConnection)
+        #expect(session.state == .connected(since: start))
+        #expect(session.connectionLost(.deadPeer, at: start + .seconds(5)) == .waitForNetwork(attempt: 1))
+        #expect(session.lastFailure == .deadPeer)
+        #expect(session.networkBecameAvailable() == .connect)
+    }
+
+    @Test("a dial under way when the route goes is left to end; its failure waits for the network")
+    func dialInProgress() {
+        var session = machine()
+        _ = session.started()
+        #expect(session.networkBecameUnavailable() == .none)
+        #expect(session.state == .connecting)
+        #expect(session.connectionFailed(.unreachable("network unreachable"), at: start) == .waitForNetwork(attempt: 1))
+    }
+
+    @Test("more network changes while a dial is under way leave it alone")
+    func changesDuringDial() {
+        var session = machine()
+        _ = session.networkBecameUnavailable()
+        _ = session.started()
+        #expect(session.networkBecameAvailable() == .connect)
+        #expect(session.networkBecameAvailable() == .none)
+        #expect(session.networkChanged() == .none)
+        #expect(session.state == .connecting)
+    }
+
+    @Test("network changes while connected verify the connection; while dialling they do nothing")
+    func changesWhileConnected() {
+        var session = machine()
+        _ = session.started()
+        #expect(session.networkChanged() == .none)
+        _ = session.connectionEstablished(at: start)
+        #expect(session.networkChanged() == .verifyConnection)
+        #expect(session.networkBecameAvailable() == .verifyConnection)
+    }
+
+    @Test("shutdown while waiting for the network stops at once")
+    func shutdownWhileWaitingForNetwork() {
+        var session = machine()
+        _ = session.networkBecameUnavailable()
+        _ = session.started()
+        #expect(session.shutdownRequested() == .stop)
+        #expect(session.networkBecameAvailable() == .none)
+    }
+
+    @Test("a reload while waiting for the network resets the count but still does not dial")
+    func reloadWithoutRoute() {
+        var session = machine()
+        _ = session.started()
+        _ = session.connectionFailed(.timedOut, at: start)
+        _ = session.networkBecameUnavailable()
+        #expect(session.reloaded(requiresReconnect: true) == .waitForNetwork(attempt: 0))
+        #expect(session.consecutiveFailures == 0)
+    }
+
+    @Test("a reload that closes the connection while the route is gone waits instead of redialling")
+    func reconfigureWithoutRoute() {
+        var session = machine()
+        _ = session.started()
+        _ = session.connectionEstablished(at: start)
+        _ = session.networkBecameUnavailable()
+        #expect(session.reloaded(requiresReconnect: true) == .closeConnection)
+        #expect(session.connectionLost(.reconfigured, at: start) == .waitForNetwork(attempt: 0))
+    }
+
+    @Test("the route coming back while the backoff runs, as NetworkAvailability reports it")
+    func withAvailability() {
+        var session = machine()
+        var availability = NetworkAvailability(isAvailable: true)
+        _ = session.started()
+        _ = session.connectionFailed(.unreachable("refused"), at: start)
+        #expect(availability.networkChanged([.linkDown, .routeRemoved], routeAvailable: false) == .holdDialing)
+        #expect(session.networkBecameUnavailable() == .waitForNetwork(attempt: 1))
+        #expect(availability.networkChanged([.linkUp, .routeAdded], routeAvailable: true) == .dialNow)
+        #expect(session.networkBecameAvailable() == .connect)
+    }
+
+    @Test("the status line says the daemon waits for the network")
+    func statusLine() throws {
+        let configuration = try ConfigurationLoader(environment: [
+            "INTRAPUSH_HOST": "push.corp:8080", "INTRAPUSH_ORG": "acme", "INTRAPUSH_TOKEN": "secret",
+        ], defaultFile: "/nonexistent/intrapush.conf").load(explicitPath: nil, purpose: .daemon).configuration
+        #expect(StatusLine.waitingForNetwork(to: configuration) == "waiting for network: no route to push.corp:8080")
+    }
+}
+
+@Suite("Session state machine: event order")
+struct SessionStateMachineOrderTests {
+    /// A connection that ends before its dial's success is reported must not leave the session
+    /// "connected" to nothing: it counts as a failed attempt and is retried.
+    @Test("a connection lost before its dial reported success is retried")
+    func lostBeforeEstablished() {
+        var session = SessionStateMachine(backoff: Backoff(minimum: .seconds(1), maximum: .seconds(60)), random: FixedRandom(value: .max))
+        let start = ContinuousClock.now
+        _ = session.started()
+        #expect(session.connectionLost(.storeFailed("refused"), at: start) == .scheduleReconnect(after: .seconds(1), attempt: 1))
+        #expect(session.connectionEstablished(at: start) == .none)
+        #expect(session.state == .waiting(attempt: 1))
+    }
+}

@@ -1,0 +1,131 @@
+import IntrapushDaemonKit
+import Testing
+
+@testable import IntrapushDaemonKit
+
+@Suite("Session state machine: connect, back off, reconnect, stop")
+struct SessionStateMachineTests {
+    typealias Machine = SessionStateMachine<FixedRandom>
+    let start = ContinuousClock.now
+
+    /// Jitter fixed at its top: every delay is exactly the ceiling d.
+    func machine(min: Int = 1, max: Int = 60) -> Machine {
+        Machine(backoff: Backoff(minimum: .seconds(min), maximum: .seconds(max)), random: FixedRandom(value: .max))
+    }
+
+    @Test("start dials at once")
+    func startDials() {
+        var session = machine()
+        #expect(session.started() == .connect)
+        #expect(session.started() == .none)
+    }
+
+    @Test("consecutive failures back off exponentially, capped at reconnect_max")
+    func backoffSchedule() {
+        var session = machine()
+        _ = session.started()
+        var delays: [Duration] = []
+        for _ in 0..<8 {
+            guard case .scheduleReconnect(let delay, _) = session.connectionFailed(.unreachable("refused"), at: start) else {
+                Issue.record("expected a reconnect")
+                return
+            }
+            delays.append(delay)
+            #expect(session.reconnectDelayElapsed() == .connect)
+        }
+        #expect(delays == [1, 2, 4, 8, 16, 32, 60, 60].map { Duration.seconds($0) })
+    }
+
+    @Test("the attempt counter resets only after a connection stayed up reconnect_max")
+    func stableReset() {
+        var session = machine()
+        _ = session.started()
+        _ = session.connectionFailed(.unreachable("refused"), at: start)
+        _ = session.reconnectDelayElapsed()
+        _ = session.connectionFailed(.unreachable("refused"), at: start)
+        _ = session.reconnectDelayElapsed()
+        // Up for 59 s only: not stable, the count goes on (3rd failure → 4 s).
+        _ = session.connectionEstablished(at: start)
+        #expect(session.connectionLost(.closedByServer(code: 1001), at: start + .seconds(59)) == .scheduleReconnect(after: .seconds(4), attempt: 3))
+        _ = session.reconnectDelayElapsed()
+        // Up for 60 s: stable, back to the first step.
+        _ = session.connectionEstablished(at: start + .seconds(100))
+        #expect(session.connectionLost(.deadPeer, at: start + .seconds(160)) == .scheduleReconnect(after: .seconds(1), attempt: 1))
+    }
+
+    @Test("a 401 or 403 is retried at the reconnect_max pace, never faster")
+    func rejectedTokenPacing() {
+        var session = machine()
+        _ = session.started()
+        for (attempt, status) in [401, 403, 401].enumerated() {
+            #expect(session.connectionFailed(.handshakeRejected(status: status), at: start) == .scheduleReconnect(after: .seconds(60), attempt: attempt + 1))
+            _ = session.reconnectDelayElapsed()
+        }
+        // Other statuses are ordinary failures with backoff (4th failure: d = 8 s).
+        #expect(session.connectionFailed(.handshakeRejected(status: 500), at: start) == .scheduleReconnect(after: .seconds(8), attempt: 4))
+    }
+
+    @Test("shutdown while connected closes, and the close of our own is never followed by a reconnect")
+    func shutdownWhileConnected() {
+        var session = machine()
+        _ = session.started()
+        _ = session.connectionEstablished(at: start)
+        #expect(session.shutdownRequested() == .closeConnection)
+        #expect(session.connectionLost(.closedByServer(code: 1000), at: start + .seconds(1)) == .stop)
+        #expect(session.state == .stopped)
+        #expect(session.reconnectDelayElapsed() == .none)
+    }
+
+    @Test("shutdown while waiting stops at once; while dialling cancels the dial")
+    func shutdownElsewhere() {
+        var waiting = machine()
+        _ = waiting.started()
+        _ = waiting.connectionFailed(.timedOut, at: start)
+        #expect(waiting.shutdownRequested() == .stop)
+        #expect(waiting.reconnectDelayElapsed() == .none)
+
+        var dialling = machine()
+        _ = dialling.started()
+        #expect(dialling.shutdownRequested() == .cancelConnectAttempt)
+        #expect(dialling.connectionFailed(.reconfigured, at: start) == .stop)
+    }
+
+    @Test("a dial that opens after shutdown was asked is closed, not kept")
+    func openAfterShutdown() {
+        var session = machine()
+        _ = session.started()
+        _ = session.shutdownRequested()
+        #expect(session.connectionEstablished(at: start) == .closeConnection)
+        #expect(session.connectionLost(.reconfigured, at: start) == .stop)
+    }
+
+    @Test("a reload with new connection settings reconnects at once; without, keeps the connection")
+    func reload() {
+        var session = machine()
+        _ = session.started()
+        _ = session.connectionEstablished(at: start)
+        #expect(session.reloaded(requiresReconnect: false) == .none)
+        #expect(session.reloaded(requiresReconnect: true) == .closeConnection)
+        #expect(session.connectionLost(.reconfigured, at: start + .seconds(1)) == .connect)
+        #expect(session.consecutiveFailures == 0)
+    }
+
+    @Test("network coming back skips the backoff of a waiting session only")
+    func networkAvailable() {
+        var session = machine()
+        _ = session.started()
+        #expect(session.networkBecameAvailable() == .none)
+        _ = session.connectionFailed(.unreachable("network unreachable"), at: start)
+        #expect(session.networkBecameAvailable() == .connect)
+    }
+
+    @Test("the last failure is kept for the status line")
+    func lastFailure() {
+        var session = machine()
+        _ = session.started()
+        _ = session.connectionFailed(.handshakeRejected(status: 401), at: start)
+        #expect(session.lastFailure?.isTokenRejection == true)
+        #expect(StatusLine.reconnecting(in: .seconds(60), attempt: 1, reason: session.lastFailure!) == "token rejected by the server (HTTP 401); retrying in 60s (attempt 1)")
+        #expect(StatusLine.reconnecting(in: .seconds(8), attempt: 3, reason: .unreachable("connection refused")) == "reconnecting in 8s (attempt 3): connection refused")
+    }
+}
