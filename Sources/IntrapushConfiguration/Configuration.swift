@@ -107,29 +107,6 @@ package struct Configuration: Sendable, Equatable {
     package var hookCommand: HookCommandLine? {
         onNotification.flatMap { try? HookCommandLine(parsing: $0) }
     }
-
-    /// Whether a reload with `other` must drop the live connection (host, org, client, token,
-    /// tls, ca_file, path, connect_timeout, max_message_size, heartbeat_*, dead_peer_timeout,
-    /// ack_text, id_field, headers, subprotocol, hello_text).
-    package func requiresReconnect(comparedTo other: Configuration) -> Bool {
-        host != other.host || org != other.org || client != other.client || token != other.token
-            || tls != other.tls || caFile != other.caFile || pathTemplate != other.pathTemplate
-            || connectTimeout != other.connectTimeout || maxMessageSize != other.maxMessageSize
-            || heartbeatInterval != other.heartbeatInterval || heartbeatText != other.heartbeatText
-            || deadPeerTimeout != other.deadPeerTimeout || ackText != other.ackText
-            || idField != other.idField || headers != other.headers || subprotocol != other.subprotocol
-            || helloText != other.helloText
-    }
-
-    /// The `headers` lines as the handshake sends them, `{token}` replaced by the token.
-    package var handshakeHeaders: [HandshakeHeader] {
-        headers.map { $0.expanded(token: token.value) }
-    }
-
-    /// `hello_text` as sent, `{token}` replaced by the token; `nil` when unset.
-    package var helloFrame: String? {
-        helloText?.replacing("{token}", with: token.value)
-    }
 }
 
 extension Configuration {

@@ -1,6 +1,6 @@
 /// One line that `headers` adds to the opening handshake (`"Authorization: Bearer {token}"`).
 ///
-/// `value` is kept as written, `{token}` included; `Configuration.handshakeHeaders` puts the
+/// `value` is kept as written, `{token}` included; `Configuration.connection` puts the
 /// token in only for the request itself.
 package struct HandshakeHeader: Sendable, Equatable {
     package var name: String

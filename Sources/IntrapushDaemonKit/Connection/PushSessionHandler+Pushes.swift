@@ -9,7 +9,7 @@ extension PushSessionHandler {
         // still holds these pushes and delivers them on the next connection.
         guard !isCloseSent, closeReason == nil else { return }
         let receivedAt = WallClock.nowMilliseconds()
-        let push = payload.withUnsafeReadableBytes { settings.decoder.decode(frame: $0, receivedAt: receivedAt) }
+        let push = payload.withUnsafeReadableBytes { decoder.decode(frame: $0, receivedAt: receivedAt) }
         commits.received(push)
         startNextCommit(context: context)
         if !isReadingPaused, commits.waiting.count > Self.pauseReadingAbove {

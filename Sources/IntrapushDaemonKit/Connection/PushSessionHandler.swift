@@ -1,3 +1,4 @@
+import IntrapushConfiguration
 import Logging
 import NIOCore
 import NIOWebSocket
@@ -18,7 +19,8 @@ final class PushSessionHandler: ChannelInboundHandler, RemovableChannelHandler {
     /// How long we wait for the server to answer our close frame (contract: at most 2 s).
     static let closeHandshakeTimeout: TimeAmount = .seconds(2)
 
-    let settings: SessionSettings
+    let settings: ConnectionSettings
+    let decoder: PushDecoder
     let committer: any PushCommitter
     let events: ConnectionEventSink
     let logger: Logger
@@ -47,7 +49,7 @@ final class PushSessionHandler: ChannelInboundHandler, RemovableChannelHandler {
     private var hasReportedClosed = false
 
     init(
-        settings: SessionSettings, committer: any PushCommitter, events: ConnectionEventSink,
+        settings: ConnectionSettings, committer: any PushCommitter, events: ConnectionEventSink,
         hook: HookRunner? = nil, logger: Logger
     ) {
         self.settings = settings
@@ -55,6 +57,7 @@ final class PushSessionHandler: ChannelInboundHandler, RemovableChannelHandler {
         self.events = events
         self.hook = hook
         self.logger = logger
+        self.decoder = PushDecoder(idField: settings.idField)
         self.heartbeatBytes = Array(settings.heartbeatText.utf8)
         self.fixedAcknowledgement = settings.isAcknowledgementFixed ? ByteBuffer(string: settings.ackText) : nil
     }

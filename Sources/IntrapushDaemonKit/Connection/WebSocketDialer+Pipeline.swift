@@ -1,3 +1,4 @@
+import IntrapushConfiguration
 import NIOConcurrencyHelpers
 import NIOCore
 import NIOHTTP1
@@ -16,28 +17,29 @@ enum UpgradeOutcome: Sendable {
 extension WebSocketDialer {
     static func configurePipeline(
         channel: any Channel,
-        target: DialTarget,
+        settings: ConnectionSettings,
         sslContext: NIOSSLContext?,
         session factory: PushSessionHandlerFactory
     ) throws -> EventLoopFuture<UpgradeOutcome> {
         let operations = channel.pipeline.syncOperations
         if let sslContext {
             // SNI and hostname verification need a name; an IP literal is verified against its SANs.
-            let serverHostname = target.host.isIPAddressLiteral ? nil : target.host
+            let host = settings.endpoint.host
+            let serverHostname = host.isIPAddressLiteral ? nil : host
             try operations.addHandler(NIOSSLClientHandler(context: sslContext, serverHostname: serverHostname))
         }
         let upgrader = NIOTypedWebSocketClientUpgrader<UpgradeOutcome>(
-            maxFrameSize: factory.settings.maxMessageSize,
+            maxFrameSize: settings.maxMessageSize,
             enableAutomaticErrorHandling: false,  // PushSessionHandler answers protocol errors
             upgradePipelineHandler: { channel, response in
                 channel.eventLoop.makeCompletedFuture {
-                    try Self.checkSubprotocol(of: response, requested: target.subprotocol)
+                    try Self.checkSubprotocol(of: response, requested: settings.subprotocol)
                     // Fragmented messages are joined, bounded by the same limit as a single frame.
                     try channel.pipeline.syncOperations.addHandlers(
                         NIOWebSocketFrameAggregator(
                             minNonFinalFragmentSize: 0,
                             maxAccumulatedFrameCount: Int.max,
-                            maxAccumulatedFrameSize: factory.settings.maxMessageSize
+                            maxAccumulatedFrameSize: settings.maxMessageSize
                         ),
                         factory.makeHandler()
                     )
@@ -46,7 +48,7 @@ extension WebSocketDialer {
             }
         )
         let configuration = NIOTypedHTTPClientUpgradeConfiguration<UpgradeOutcome>(
-            upgradeRequestHead: Self.upgradeRequestHead(for: target),
+            upgradeRequestHead: Self.upgradeRequestHead(for: settings),
             upgraders: [upgrader],
             notUpgradingCompletionHandler: { channel in
                 // The refused response head is handed on after this returns: capture its status.
@@ -80,19 +82,19 @@ extension WebSocketDialer {
     /// A plain RFC 6455 `GET`: no body framing (`Content-Length: 0` on a `GET` is what strict
     /// servers such as Python's websockets refuse), the configured `headers`, the subprotocol.
     /// `Upgrade`, `Connection` and the `Sec-WebSocket-*` keys are added by NIO's upgraders.
-    static func upgradeRequestHead(for target: DialTarget) -> HTTPRequestHead {
+    static func upgradeRequestHead(for settings: ConnectionSettings) -> HTTPRequestHead {
         var headers = HTTPHeaders()
-        headers.add(name: "Host", value: target.hostHeader)
-        if !target.headers.contains(where: { $0.name.lowercased() == "user-agent" }) {
+        headers.add(name: "Host", value: settings.endpoint.hostHeader)
+        if !settings.headers.contains(where: { $0.name.lowercased() == "user-agent" }) {
             headers.add(name: "User-Agent", value: "intrapushd")
         }
-        for header in target.headers {
+        for header in settings.headers {
             headers.add(name: header.name, value: header.value)
         }
-        if let subprotocol = target.subprotocol {
+        if let subprotocol = settings.subprotocol {
             headers.add(name: "Sec-WebSocket-Protocol", value: subprotocol)
         }
-        return HTTPRequestHead(version: .http1_1, method: .GET, uri: target.path, headers: headers)
+        return HTTPRequestHead(version: .http1_1, method: .GET, uri: settings.endpoint.path, headers: headers)
     }
 
     /// RFC 6455 §4.1: the server selects the subprotocol that was asked for, and none that was not.

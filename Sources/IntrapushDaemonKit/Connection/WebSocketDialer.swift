@@ -6,38 +6,6 @@ import NIOPosix
 import NIOSSL
 import NIOWebSocket
 
-/// Where and how to open the WebSocket: TCP (+ TLS), then the HTTP/1.1 upgrade.
-package struct DialTarget: Sendable, Equatable {
-    package var host: String
-    package var port: Int
-    /// The `Host:` header value.
-    package var hostHeader: String
-    /// The request path, with the real token: never logged.
-    package var path: String
-    package var useTLS: Bool
-    package var caFile: String?
-    package var connectTimeout: Duration
-    /// Extra handshake lines, with the real token: never logged.
-    package var headers: [HandshakeHeader]
-    /// Sent as `Sec-WebSocket-Protocol`; the server must select it.
-    package var subprotocol: String?
-
-    package init(
-        host: String, port: Int, hostHeader: String, path: String, useTLS: Bool, caFile: String?,
-        connectTimeout: Duration, headers: [HandshakeHeader] = [], subprotocol: String? = nil
-    ) {
-        self.host = host
-        self.port = port
-        self.hostHeader = hostHeader
-        self.path = path
-        self.useTLS = useTLS
-        self.caFile = caFile
-        self.connectTimeout = connectTimeout
-        self.headers = headers
-        self.subprotocol = subprotocol
-    }
-}
-
 /// Dials the server and hands the upgraded channel to a `PushSessionHandler`.
 ///
 /// Everything up to the 101 answer — TCP connect, TLS handshake, upgrade — is bounded by
@@ -45,15 +13,15 @@ package struct DialTarget: Sendable, Equatable {
 /// cannot do; that is why this is built on NIOWebSocket directly.
 package struct WebSocketDialer: Sendable {
     let group: any EventLoopGroup
-    let target: DialTarget
+    let settings: ConnectionSettings
     let sslContext: NIOSSLContext?
 
-    package init(group: any EventLoopGroup, target: DialTarget) throws {
+    package init(group: any EventLoopGroup, settings: ConnectionSettings) throws {
         self.group = group
-        self.target = target
-        if target.useTLS {
+        self.settings = settings
+        if settings.usesTLS {
             var tls = TLSConfiguration.makeClientConfiguration()
-            if let caFile = target.caFile {
+            if let caFile = settings.caFile {
                 tls.trustRoots = .file(caFile)
             }
             tls.certificateVerification = .fullVerification
@@ -69,25 +37,25 @@ package struct WebSocketDialer: Sendable {
         cancellation: DialCancellation,
         session: PushSessionHandlerFactory
     ) async throws(DialFailure) -> any Channel {
-        let target = self.target
+        let settings = self.settings
         let sslContext = self.sslContext
         let upgrade: EventLoopFuture<UpgradeOutcome>
         do {
             upgrade = try await ClientBootstrap(group: group)
-                .connectTimeout(.nanoseconds(target.connectTimeout.nanoseconds))
+                .connectTimeout(.nanoseconds(settings.connectTimeout.nanoseconds))
                 .channelOption(.socketOption(.so_keepalive), value: 1)
-                .connect(host: target.host, port: target.port) { channel in
+                .connect(host: settings.endpoint.host, port: settings.endpoint.port) { channel in
                     channel.eventLoop.makeCompletedFuture { () throws -> EventLoopFuture<UpgradeOutcome> in
                         cancellation.attach(channel)
                         return try Self.configurePipeline(
-                            channel: channel, target: target, sslContext: sslContext, session: session
+                            channel: channel, settings: settings, sslContext: sslContext, session: session
                         )
                     }
                 }
         } catch {
             throw DialFailure(reason: Self.reason(for: error, cancellation: cancellation))
         }
-        let timeout = upgrade.eventLoop.scheduleTask(in: .nanoseconds(target.connectTimeout.nanoseconds)) {
+        let timeout = upgrade.eventLoop.scheduleTask(in: .nanoseconds(settings.connectTimeout.nanoseconds)) {
             cancellation.timedOut()
         }
         defer { timeout.cancel() }
@@ -115,7 +83,7 @@ package struct WebSocketDialer: Sendable {
 
 /// Builds the session handler on the channel's event loop once the upgrade succeeded.
 package struct PushSessionHandlerFactory: Sendable {
-    let settings: SessionSettings
+    let settings: ConnectionSettings
     let committer: any PushCommitter
     let events: ConnectionEventSink
     /// Runs `on_notification` for what the connection stored; replaced later with `HookReplaced`.
@@ -123,7 +91,7 @@ package struct PushSessionHandlerFactory: Sendable {
     let logger: Logger
 
     package init(
-        settings: SessionSettings, committer: any PushCommitter, events: ConnectionEventSink,
+        settings: ConnectionSettings, committer: any PushCommitter, events: ConnectionEventSink,
         hook: HookRunner? = nil, logger: Logger
     ) {
         self.settings = settings

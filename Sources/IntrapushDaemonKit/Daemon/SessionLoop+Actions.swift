@@ -50,13 +50,7 @@ extension SessionLoop {
             return
         }
         let factory = PushSessionHandlerFactory(
-            settings: SessionSettings(
-                heartbeatText: configuration.heartbeatText, ackText: configuration.ackText,
-                heartbeatInterval: configuration.heartbeatInterval,
-                deadPeerTimeout: configuration.deadPeerTimeout,
-                maxMessageSize: configuration.maxMessageSize, idField: configuration.idField,
-                helloText: configuration.helloFrame
-            ),
+            settings: dialer.settings,
             committer: service.storeWorker,
             events: ConnectionEventSink { event in service.send(.connection(event, generation: dialGeneration)) },
             hook: hooks.current,
@@ -76,14 +70,7 @@ extension SessionLoop {
     /// store from disk, which need not happen on every reconnect.
     private mutating func currentDialer() throws -> WebSocketDialer {
         if let dialer { return dialer }
-        let endpoint = configuration.endpoint
-        let target = DialTarget(
-            host: endpoint.host, port: endpoint.port, hostHeader: endpoint.hostHeader,
-            path: endpoint.path, useTLS: configuration.tls, caFile: configuration.caFile,
-            connectTimeout: configuration.connectTimeout,
-            headers: configuration.handshakeHeaders, subprotocol: configuration.subprotocol
-        )
-        let made = try WebSocketDialer(group: service.group, target: target)
+        let made = try WebSocketDialer(group: service.group, settings: configuration.connection)
         dialer = made
         return made
     }
@@ -161,12 +148,12 @@ extension SessionLoop {
         }
         for warning in loaded.warnings { logger.warning("\(warning)") }
         let new = loaded.configuration
-        let requiresReconnect = new.requiresReconnect(comparedTo: configuration)
+        let requiresReconnect = new.connection != configuration.connection
         if new.database != configuration.database {
             logger.warning("database moves to \(new.database) only after a restart")
         }
         service.logLevel.level = new.logLevel.loggerLevel
-        if new != configuration { dialer = nil }  // a new ca_file or host needs a new one
+        if requiresReconnect { dialer = nil }  // a new ca_file or host needs a new one
         configuration = new
         reloadedHookAndRetention(new, tasks: &tasks)
         machine.backoff = Backoff(minimum: new.reconnectMin, maximum: new.reconnectMax)

@@ -15,9 +15,9 @@ struct ConfigurationHandshakeTests {
             HandshakeHeader(name: "Authorization", value: "Bearer {token}"),
             HandshakeHeader(name: "Origin", value: "https://desk.corp"),
         ])
-        #expect(configuration.handshakeHeaders[0].value == "Bearer \(ConfigurationFixture.token)")
+        #expect(configuration.connection.headers[0].value == "Bearer \(ConfigurationFixture.token)")
         #expect(configuration.subprotocol == "intrapush.v1")
-        #expect(configuration.helloFrame == #"{"login":"\#(ConfigurationFixture.token)"}"#)
+        #expect(configuration.connection.helloText == #"{"login":"\#(ConfigurationFixture.token)"}"#)
 
         let rendered = configuration.rendered()
         #expect(rendered.contains(#"headers = ["Authorization: Bearer ***", "Origin: https://desk.corp"]"#))

@@ -53,7 +53,10 @@ struct ConfigurationRenderingTests {
         let configuration = try fixture.load(ConfigurationFixture.minimal()).configuration
         var dumped = ""
         dump(configuration, to: &dumped)
+        var dumpedConnection = ""
+        dump(configuration.connection, to: &dumpedConnection)
         for text in [String(describing: configuration), String(reflecting: configuration), dumped,
+                     String(describing: configuration.connection), dumpedConnection,
                      "\(configuration.token)", String(reflecting: configuration.token)] {
             #expect(!text.contains(ConfigurationFixture.token))
         }
@@ -61,7 +64,7 @@ struct ConfigurationRenderingTests {
         #expect(configuration.endpoint.redactedURL == "ws://push.corp:8080/connect/linux/acme/***")
     }
 
-    @Test("a reload reconnects only when a connection setting changed")
+    @Test("the connection settings change with every connection key and with no other")
     func requiresReconnect() {
         let base = Configuration(host: "push.corp", org: "acme", token: Secret("t"))
         var unchanged = base
@@ -73,7 +76,7 @@ struct ConfigurationRenderingTests {
         unchanged.reconnectMin = .seconds(2)
         unchanged.reconnectMax = .seconds(90)
         unchanged.tokenSource = "INTRAPUSH_TOKEN"
-        #expect(!base.requiresReconnect(comparedTo: unchanged))
+        #expect(base.connection == unchanged.connection)
 
         let changes: [(inout Configuration) -> Void] = [
             { $0.host = "push.corp:81" }, { $0.org = "b" }, { $0.client = "c" }, { $0.token = Secret("u") },
@@ -86,7 +89,7 @@ struct ConfigurationRenderingTests {
         for change in changes {
             var changed = base
             change(&changed)
-            #expect(base.requiresReconnect(comparedTo: changed))
+            #expect(base.connection != changed.connection)
         }
     }
 }

@@ -9,10 +9,10 @@ import Testing
 
 @Suite("The opening handshake's request and the subprotocol check")
 struct HandshakeRequestTests {
-    static func target(headers: [HandshakeHeader] = [], subprotocol: String? = nil) -> DialTarget {
-        DialTarget(
-            host: "push.corp", port: 8080, hostHeader: "push.corp:8080", path: "/connect/linux/acme/t",
-            useTLS: false, caFile: nil, connectTimeout: .seconds(1), headers: headers, subprotocol: subprotocol)
+    static func target(headers: [HandshakeHeader] = [], subprotocol: String? = nil) -> ConnectionSettings {
+        Configuration(
+            host: "push.corp:8080", org: "acme", token: Secret("t"), headers: headers, subprotocol: subprotocol
+        ).connection
     }
 
     @Test("the GET announces no body: no Content-Length, no Transfer-Encoding")

@@ -3,6 +3,7 @@ import IntrapushStore
 import Testing
 
 @testable import IntrapushDaemonKit
+import IntrapushConfiguration
 
 @Suite("Push decoder")
 struct PushDecoderTests {
@@ -79,7 +80,7 @@ struct PushDecoderTests {
 
     @Test("the acknowledgement replaces {id}, empty without one")
     func acknowledgementText() {
-        var settings = SessionSettings(heartbeatText: "KA", ackText: "received message", heartbeatInterval: .seconds(1), deadPeerTimeout: .seconds(3), maxMessageSize: 1024, idField: "id")
+        var settings = Configuration(host: "push.corp", org: "acme", token: Secret("t")).connection
         #expect(settings.acknowledgement(for: "m-1") == "received message")
         settings.ackText = "ack {id}"
         #expect(!settings.isAcknowledgementFixed)

@@ -1,0 +1,61 @@
+/// Everything an open connection depends on, derived from the configuration in one place.
+///
+/// A reload re-opens the connection exactly when this value changes, so no list of "connection
+/// keys" is kept by hand. It carries the real token (in the path, the headers and the hello), so
+/// it describes and mirrors itself by its redacted URL only.
+package struct ConnectionSettings: Sendable, Equatable, CustomStringConvertible, CustomReflectable {
+    /// Where to connect; `endpoint.path` carries the real token.
+    package var endpoint: ServerEndpoint
+    /// PEM trust anchors for `wss`; `nil` means the system trust store.
+    package var caFile: String?
+    /// TCP connect, TLS handshake and upgrade together.
+    package var connectTimeout: Duration
+    /// `headers`, `{token}` replaced by the token.
+    package var headers: [HandshakeHeader]
+    /// Asked for with `Sec-WebSocket-Protocol`; the server must select it.
+    package var subprotocol: String?
+    /// `hello_text`, `{token}` replaced by the token: the first frame of every connection.
+    package var helloText: String?
+    package var heartbeatInterval: Duration
+    package var heartbeatText: String
+    package var deadPeerTimeout: Duration
+    /// The acknowledgement text; `{id}` becomes the message id.
+    package var ackText: String
+    /// The JSON member that holds a push's message id.
+    package var idField: String
+    /// The largest frame, or fragmented message, accepted.
+    package var maxMessageSize: Int
+
+    package var usesTLS: Bool { endpoint.scheme == "wss" }
+
+    /// `ack_text` has no `{id}`: every acknowledgement is the same text (the default).
+    package var isAcknowledgementFixed: Bool { !ackText.contains("{id}") }
+
+    /// The acknowledgement for a push: `ack_text` with `{id}` replaced by its id (empty without one).
+    package func acknowledgement(for messageID: String?) -> String {
+        isAcknowledgementFixed ? ackText : ackText.replacing("{id}", with: messageID ?? "")
+    }
+
+    package var description: String { endpoint.redactedURL }
+    package var customMirror: Mirror { Mirror(self, children: [], displayStyle: .struct) }
+}
+
+extension Configuration {
+    /// The settings of the connection this configuration opens.
+    package var connection: ConnectionSettings {
+        ConnectionSettings(
+            endpoint: endpoint,
+            caFile: caFile,
+            connectTimeout: connectTimeout,
+            headers: headers.map { $0.expanded(token: token.value) },
+            subprotocol: subprotocol,
+            helloText: helloText?.replacing("{token}", with: token.value),
+            heartbeatInterval: heartbeatInterval,
+            heartbeatText: heartbeatText,
+            deadPeerTimeout: deadPeerTimeout,
+            ackText: ackText,
+            idField: idField,
+            maxMessageSize: maxMessageSize
+        )
+    }
+}
