@@ -1,22 +1,19 @@
 import IntrapushConfiguration
+import IntrapushSupport
 import Logging
 import NIOCore
 import NIOWebSocket
 
-/// Runs one upgraded WebSocket: heartbeats and pings, the dead-peer rule, and the push path
-/// (decode → group commit → acknowledge in arrival order).
+/// Runs one upgraded WebSocket: a thin shell around `PushConnectionStateMachine` (the push path
+/// and closing) and `ConnectionLiveness` (heartbeats, pings, the dead-peer rule).
 ///
-/// Confined to the channel's event loop. No acknowledgement is written before the store
-/// reported its batch committed; when a commit fails, nothing of it is acknowledged and the
-/// connection is dropped so the server delivers the pushes again.
+/// Confined to the channel's event loop. It turns frames, commit results and pipeline events
+/// into the machines' events and performs their actions; it decides nothing itself.
 final class PushSessionHandler: ChannelInboundHandler, RemovableChannelHandler {
     typealias InboundIn = WebSocketFrame
     typealias OutboundOut = WebSocketFrame
 
-    /// Above this many uncommitted pushes we stop reading from the socket until the store catches up.
-    static let pauseReadingAbove = 16_384
-    static let resumeReadingBelow = 4_096
-    /// How long we wait for the server to answer our close frame (contract: at most 2 s).
+    /// How long we wait for the server to answer our close frame (at most 2 s, then exit).
     static let closeHandshakeTimeout: TimeAmount = .seconds(2)
 
     let settings: ConnectionSettings
@@ -32,32 +29,25 @@ final class PushSessionHandler: ChannelInboundHandler, RemovableChannelHandler {
     let fixedAcknowledgement: ByteBuffer?
 
     var context: ChannelHandlerContext?
+    var machine: PushConnectionStateMachine
     var liveness: ConnectionLiveness?
     var livenessTimer: Scheduled<Void>?
-    var commits = GroupCommit()
-    /// Why the connection ended, once known; reported when the channel goes inactive.
-    var closeReason: DisconnectReason?
-    var isReadingPaused = false
-    /// Shutdown asked us to close: stop taking pushes, drain, then send close 1000.
-    var isCloseRequested = false
-    /// We sent a close frame: no data frame may follow it (RFC 6455 §5.5.1).
-    var isCloseSent = false
     var closeTimer: Scheduled<Void>?
     var maskingKeys = MaskingKeySource()
     /// Read on every liveness timer wake: a suspend makes the connection suspect.
     var suspendDetector = SuspendDetector()
-    private var hasReportedClosed = false
 
     init(
         settings: ConnectionSettings, committer: any PushCommitter, events: ConnectionEventSink,
-        hook: HookRunner? = nil, logger: Logger
+        hook: HookRunner? = nil, logger: Logger, machine: PushConnectionStateMachine = .init()
     ) {
         self.settings = settings
+        self.decoder = PushDecoder(idField: settings.idField)
         self.committer = committer
         self.events = events
         self.hook = hook
         self.logger = logger
-        self.decoder = PushDecoder(idField: settings.idField)
+        self.machine = machine
         self.heartbeatBytes = Array(settings.heartbeatText.utf8)
         self.fixedAcknowledgement = settings.isAcknowledgementFixed ? ByteBuffer(string: settings.ackText) : nil
     }
@@ -76,10 +66,8 @@ final class PushSessionHandler: ChannelInboundHandler, RemovableChannelHandler {
 
     func handlerRemoved(context: ChannelHandlerContext) {
         cancelTimers()
+        perform(machine.channelClosed(), context: context)
         self.context = nil
-        // A dial abandoned during the upgrade can add this handler to a channel that is already
-        // inactive: channelInactive never comes, and without this the session would wait forever.
-        reportClosed(closeReason ?? .closedByServer(code: nil))
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
@@ -91,12 +79,17 @@ final class PushSessionHandler: ChannelInboundHandler, RemovableChannelHandler {
             if frame.opcode == .text, payload.readableBytesView.elementsEqual(heartbeatBytes) {
                 return  // the server's heartbeat echo: proves it alive, nothing to store
             }
-            receivedPush(payload, context: context)
+            let receivedAt = WallClock.nowMilliseconds()
+            let push = payload.withUnsafeReadableBytes { decoder.decode(frame: $0, receivedAt: receivedAt) }
+            perform(machine.pushReceived(push), context: context)
         case .ping:
+            // A control frame: allowed even after our close (RFC 6455 §5.5.1 forbids data frames).
             write(.pong, data: frame.unmaskedData, context: context)
             context.flush()
         case .connectionClose:
-            receivedClose(frame, context: context)
+            let payload = frame.unmaskedData
+            let code = payload.getInteger(at: payload.readerIndex, as: UInt16.self)
+            perform(machine.closeFrameReceived(code: code), context: context)
         default:
             break  // pongs only prove liveness
         }
@@ -104,25 +97,24 @@ final class PushSessionHandler: ChannelInboundHandler, RemovableChannelHandler {
 
     func channelInactive(context: ChannelHandlerContext) {
         cancelTimers()
-        reportClosed(closeReason ?? .closedByServer(code: nil))
+        perform(machine.channelClosed(), context: context)
         context.fireChannelInactive()
     }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
         logger.debug("connection error: \(error)")
+        // Protocol errors are answered here rather than by WebSocketProtocolErrorHandler, which
+        // closes the channel before the error reaches us and would hide the reason.
         switch error {
+        case let error as NIOWebSocketError where error == .invalidFrameLength:
+            perform(machine.protocolErrorCaught(.messageTooLarge, closeCode: 1009), context: context)
         case let error as NIOWebSocketError:
-            // Protocol errors are answered here rather than by WebSocketProtocolErrorHandler, which
-            // closes the channel before the error reaches us and would hide the reason.
-            closeReason = closeReason ?? (error == .invalidFrameLength ? .messageTooLarge : .error("protocol error: \(error)"))
-            sendClose(code: error == .invalidFrameLength ? .messageTooLarge : .protocolError, context: context)
+            perform(machine.protocolErrorCaught(.error("protocol error: \(error)"), closeCode: 1002), context: context)
         case NIOWebSocketFrameAggregator.Error.accumulatedFrameSizeIsTooLarge:
-            closeReason = closeReason ?? .messageTooLarge
-            sendClose(code: .messageTooLarge, context: context)
+            perform(machine.protocolErrorCaught(.messageTooLarge, closeCode: 1009), context: context)
         default:
-            closeReason = closeReason ?? .error(String(describing: error))
+            perform(machine.connectionFailed(.error(String(describing: error))), context: context)
         }
-        context.close(promise: nil)
     }
 
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
@@ -133,7 +125,7 @@ final class PushSessionHandler: ChannelInboundHandler, RemovableChannelHandler {
                 context.flush()
             }
         case let request as CloseRequested:
-            closeRequested(request, context: context)
+            perform(machine.closeRequested(request.reason), context: context)
         case let replaced as HookReplaced:
             hook = replaced.runner
         case let request as VerifyRequested:
@@ -141,12 +133,6 @@ final class PushSessionHandler: ChannelInboundHandler, RemovableChannelHandler {
         default:
             context.fireUserInboundEventTriggered(event)
         }
-    }
-
-    func reportClosed(_ reason: DisconnectReason) {
-        guard !hasReportedClosed else { return }
-        hasReportedClosed = true
-        events.send(.closed(reason))
     }
 
     func cancelTimers() {

@@ -1,0 +1,77 @@
+import IntrapushStore
+
+/// The push path and the closing of one open connection, with no I/O: pushes in, commits out,
+/// acknowledgements only for what the store reported committed, in arrival order.
+///
+/// `PushSessionHandler` feeds it events (named in the past tense) and performs the `Actions` it
+/// returns. It owns the group commit, read backpressure, the close handshake and the reason the
+/// connection ended. A transition that cannot happen traps in debug builds.
+package struct PushConnectionStateMachine {
+    package enum State: Equatable {
+        /// Taking pushes. Reading pauses while too many wait for the store.
+        case open(isReadingPaused: Bool)
+        /// Asked to close (shutdown, reload): no new push is taken; what was taken is committed
+        /// and acknowledged, then close 1000 goes out.
+        case draining(isReadingPaused: Bool)
+        /// Our close frame is out: no data frame may follow it (RFC 6455 §5.5.1). Reading goes
+        /// on until the server's close arrives or the timeout closes the channel.
+        case closeSent
+        /// We closed the channel (a close from the server, an error, a dead peer).
+        case closingChannel
+        /// The channel is gone and the session was told why.
+        case closed
+    }
+
+    /// What the handler does, in this order: acknowledge, hand to the hook, start a commit,
+    /// pause or resume reading, send a close frame, arm the close timeout, close the channel,
+    /// report the end to the session.
+    package struct Actions: Equatable {
+        package var acknowledge: [Push]?
+        /// Committed rows for `on_notification`; they are stored even when no ack may go out.
+        package var handToHook: [Push]?
+        package var startCommit: [Push]?
+        package var pauseReading = false
+        package var resumeReading = false
+        package var sendClose: CloseFrame?
+        package var scheduleCloseTimeout = false
+        package var closeChannel = false
+        package var reportClosed: DisconnectReason?
+
+        package static let none = Actions()
+    }
+
+    /// The close frame to send: with a status code, or empty (echoing a close that had none).
+    package enum CloseFrame: Equatable {
+        case code(UInt16)
+        case empty
+    }
+
+    package static let normalClosure: UInt16 = 1000
+    package static let unexpectedCondition: UInt16 = 1011
+
+    package internal(set) var state: State = .open(isReadingPaused: false)
+    /// Why the connection ended, once known: the first reason wins.
+    package internal(set) var closeReason: DisconnectReason?
+    var commits: GroupCommit
+    var isCloseTimeoutScheduled = false
+    /// Above this many uncommitted pushes reading stops until the store catches up.
+    let pauseReadingAbove: Int
+    let resumeReadingBelow: Int
+
+    package init(pauseReadingAbove: Int = 16_384, resumeReadingBelow: Int = 4_096, maximumBatchSize: Int = 4_096) {
+        self.pauseReadingAbove = pauseReadingAbove
+        self.resumeReadingBelow = resumeReadingBelow
+        self.commits = GroupCommit(maximumBatchSize: maximumBatchSize)
+    }
+
+    /// Heartbeats, pings and acknowledgements may still go out.
+    package var mayWriteDataFrames: Bool {
+        switch state {
+        case .open, .draining: true
+        case .closeSent, .closingChannel, .closed: false
+        }
+    }
+
+    /// How many pushes are taken and not yet committed.
+    package var uncommittedCount: Int { commits.waiting.count + (commits.inFlight?.count ?? 0) }
+}

@@ -1,0 +1,89 @@
+import IntrapushStore
+import NIOCore
+import NIOWebSocket
+
+extension PushSessionHandler {
+    /// Performs what the connection machine decided, in its fixed order.
+    func perform(_ actions: PushConnectionStateMachine.Actions, outcomes: [StoreOutcome] = [], context: ChannelHandlerContext) {
+        if let batch = actions.acknowledge {
+            acknowledge(batch, context: context)
+        }
+        if let batch = actions.handToHook {
+            // After the acknowledgements are flushed, and even when none could go: the rows are
+            // stored, and the server's redelivery would be a duplicate that runs no hook.
+            hook?.submit(batch, outcomes: outcomes)
+        }
+        if let batch = actions.startCommit {
+            startCommit(batch, context: context)
+        }
+        if actions.pauseReading || actions.resumeReading {
+            setReading(actions.resumeReading, context: context)
+        }
+        if let frame = actions.sendClose, context.channel.isActive {
+            var data = context.channel.allocator.buffer(capacity: 2)
+            if case .code(let code) = frame { data.writeInteger(code) }
+            write(.connectionClose, data: data, context: context)
+            context.flush()
+        }
+        if actions.scheduleCloseTimeout {
+            closeTimer = context.eventLoop.assumeIsolated().scheduleTask(in: Self.closeHandshakeTimeout) {
+                guard let context = self.context else { return }
+                self.perform(self.machine.closeTimeoutFired(), context: context)
+            }
+        }
+        if actions.closeChannel {
+            context.close(promise: nil)
+        }
+        if let reason = actions.reportClosed {
+            events.send(.closed(reason))
+        }
+    }
+
+    private func startCommit(_ batch: [Push], context: ChannelHandlerContext) {
+        committer.commit(batch, on: context.eventLoop)
+            .hop(to: context.eventLoop)
+            .assumeIsolated()
+            .whenComplete { result in
+                // After handlerRemoved there is no context; the machine is `closed` by then.
+                guard let context = self.context else {
+                    if case .success = result { _ = self.machine.commitSucceeded() }
+                    return
+                }
+                switch result {
+                case .success(let outcomes):
+                    self.perform(self.machine.commitSucceeded(), outcomes: outcomes, context: context)
+                case .failure(let error):
+                    let detail = String(describing: error)
+                    self.logger.error(
+                        "could not store a push; dropping the connection so the server delivers it again",
+                        metadata: ["error": "\(detail)"])
+                    self.perform(self.machine.commitFailed(detail), context: context)
+                }
+            }
+    }
+
+    /// One acknowledgement per push, in arrival order, all in one flush.
+    private func acknowledge(_ batch: [Push], context: ChannelHandlerContext) {
+        guard context.channel.isActive else { return }
+        for push in batch {
+            if let fixedAcknowledgement {
+                write(.text, data: fixedAcknowledgement, context: context)
+            } else {
+                write(.text, data: ByteBuffer(string: settings.acknowledgement(for: push.messageID)), context: context)
+            }
+        }
+        context.flush()
+        events.send(.batchAcknowledged(count: batch.count))
+    }
+
+    private func setReading(_ isEnabled: Bool, context: ChannelHandlerContext) {
+        context.channel.setOption(ChannelOptions.autoRead, value: isEnabled).whenFailure { _ in }
+        if isEnabled { context.read() }
+    }
+
+    /// Client frames must be masked (RFC 6455 §5.3); NIO's encoder applies the key.
+    func write(_ opcode: WebSocketOpcode, data: ByteBuffer, context: ChannelHandlerContext) {
+        let frame = WebSocketFrame(fin: true, opcode: opcode, maskKey: maskingKeys.next(), data: data)
+        context.write(wrapOutboundOut(frame), promise: nil)
+    }
+}
