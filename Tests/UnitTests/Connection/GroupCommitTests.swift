@@ -1,5 +1,3 @@
-import IntrapushDaemonKit
-import IntrapushStore
 import Testing
 
 @testable import IntrapushDaemonKit

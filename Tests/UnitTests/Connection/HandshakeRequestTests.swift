@@ -1,5 +1,3 @@
-import IntrapushConfiguration
-import IntrapushDaemonKit
 import NIOHTTP1
 import Testing
 

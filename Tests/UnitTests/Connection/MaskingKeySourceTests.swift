@@ -1,4 +1,3 @@
-import IntrapushDaemonKit
 import NIOWebSocket
 import Testing
 

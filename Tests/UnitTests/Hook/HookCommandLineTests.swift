@@ -1,4 +1,3 @@
-import IntrapushConfiguration
 import Testing
 
 @testable import IntrapushConfiguration

@@ -1,6 +1,4 @@
 import Foundation
-import IntrapushQuery
-import IntrapushStore
 import Testing
 
 @testable import IntrapushQuery

@@ -1,5 +1,3 @@
-import IntrapushConfiguration
-import IntrapushDaemonKit
 import Logging
 import Testing
 

@@ -1,7 +1,4 @@
 import Foundation
-import IntrapushConfiguration
-import IntrapushDaemonKit
-import IntrapushQuery
 import Logging
 import NIOConcurrencyHelpers
 

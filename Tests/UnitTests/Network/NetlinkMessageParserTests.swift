@@ -1,6 +1,5 @@
 import CLinux
 import Glibc
-import IntrapushDaemonKit
 import Testing
 
 @testable import IntrapushDaemonKit

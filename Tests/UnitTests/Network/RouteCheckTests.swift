@@ -1,4 +1,3 @@
-import IntrapushDaemonKit
 import Testing
 
 @testable import IntrapushDaemonKit

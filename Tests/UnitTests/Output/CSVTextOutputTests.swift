@@ -1,4 +1,3 @@
-import IntrapushQuery
 import Testing
 
 @testable import IntrapushQuery

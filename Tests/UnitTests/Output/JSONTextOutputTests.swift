@@ -5,7 +5,6 @@ import Foundation
 #endif
 import Testing
 @testable import IntrapushQuery
-import IntrapushQuery
 
 @Suite("JSON string literals")
 struct JSONTextOutputTests {

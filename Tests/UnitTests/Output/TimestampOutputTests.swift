@@ -5,7 +5,6 @@ import Darwin
 #endif
 import Testing
 @testable import IntrapushQuery
-import IntrapushQuery
 
 @Suite("Timestamp formatting")
 struct TimestampOutputTests {

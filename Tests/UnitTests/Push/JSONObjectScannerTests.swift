@@ -1,5 +1,4 @@
 import Foundation
-import IntrapushDaemonKit
 import Testing
 
 @testable import IntrapushDaemonKit

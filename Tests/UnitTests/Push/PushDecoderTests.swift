@@ -1,4 +1,3 @@
-import IntrapushDaemonKit
 import IntrapushStore
 import Testing
 

@@ -1,5 +1,3 @@
-import IntrapushQuery
-import IntrapushStore
 
 @testable import IntrapushQuery
 @testable import IntrapushStore

@@ -1,5 +1,3 @@
-import IntrapushQuery
-import IntrapushStore
 import Testing
 
 @testable import IntrapushQuery

@@ -1,5 +1,4 @@
 import Foundation
-import IntrapushStore
 import Synchronization
 import Testing
 

@@ -1,4 +1,3 @@
-import IntrapushStore
 
 @testable import IntrapushStore
 

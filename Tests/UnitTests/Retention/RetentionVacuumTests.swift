@@ -1,4 +1,3 @@
-import IntrapushStore
 import Testing
 
 @testable import IntrapushStore

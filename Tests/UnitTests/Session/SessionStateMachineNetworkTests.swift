@@ -1,5 +1,3 @@
-import IntrapushConfiguration
-import IntrapushDaemonKit
 import Testing
 
 @testable import IntrapushConfiguration

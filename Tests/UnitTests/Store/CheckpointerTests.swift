@@ -1,6 +1,5 @@
 import Foundation
 import IntrapushDaemonKit
-import IntrapushStore
 import Testing
 
 @testable import IntrapushStore

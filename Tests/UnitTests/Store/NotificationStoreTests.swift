@@ -1,5 +1,4 @@
 import Foundation
-import IntrapushStore
 import Testing
 
 @testable import IntrapushStore

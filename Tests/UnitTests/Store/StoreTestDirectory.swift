@@ -1,5 +1,4 @@
 import Foundation
-import IntrapushStore
 
 @testable import IntrapushStore
 

@@ -1,0 +1,136 @@
+import IntrapushStore
+import Testing
+
+@testable import IntrapushDaemonKit
+
+@Suite("The push connection machine")
+struct PushConnectionStateMachineTests {
+    typealias Machine = PushConnectionStateMachine
+    typealias Actions = PushConnectionStateMachine.Actions
+
+    static func push(_ id: Int) -> Push {
+        Push(payload: .text("p\(id)"), messageID: "\(id)", title: nil, body: nil, receivedAt: Int64(id))
+    }
+
+    @Test("a push starts a commit; nothing is acknowledged until the commit succeeded")
+    func noAcknowledgementBeforeCommit() {
+        var machine = Machine()
+        #expect(machine.pushReceived(Self.push(1)) == Actions(startCommit: [Self.push(1)]))
+        #expect(machine.pushReceived(Self.push(2)) == .none)  // one commit at a time
+        #expect(machine.pushReceived(Self.push(3)) == .none)
+        #expect(machine.commitSucceeded() == Actions(
+            acknowledge: [Self.push(1)], handToHook: [Self.push(1)], startCommit: [Self.push(2), Self.push(3)]))
+        #expect(machine.commitSucceeded() == Actions(
+            acknowledge: [Self.push(2), Self.push(3)], handToHook: [Self.push(2), Self.push(3)]))
+        #expect(machine.uncommittedCount == 0)
+    }
+
+    @Test("a failed commit acknowledges nothing, sends 1011 and closes; later pushes are not taken")
+    func failedCommit() {
+        var machine = Machine()
+        _ = machine.pushReceived(Self.push(1))
+        _ = machine.pushReceived(Self.push(2))
+        #expect(machine.commitFailed("disk full") == Actions(
+            sendClose: .code(1011), scheduleCloseTimeout: true, closeChannel: true))
+        #expect(machine.closeReason == .storeFailed("disk full"))
+        #expect(machine.pushReceived(Self.push(3)) == .none)
+        #expect(machine.uncommittedCount == 0)
+        #expect(machine.channelClosed() == Actions(reportClosed: .storeFailed("disk full")))
+    }
+
+    @Test("reading pauses above the high mark and resumes below the low one")
+    func backpressure() {
+        var machine = Machine(pauseReadingAbove: 3, resumeReadingBelow: 2, maximumBatchSize: 2)
+        _ = machine.pushReceived(Self.push(1))  // in flight
+        for id in 2...4 { #expect(machine.pushReceived(Self.push(id)) == .none) }
+        #expect(machine.pushReceived(Self.push(5)).pauseReading)  // 4 waiting > 3
+        #expect(machine.state == .open(isReadingPaused: true))
+        #expect(!machine.pushReceived(Self.push(6)).pauseReading)  // paused once
+        let first = machine.commitSucceeded()  // 2 of 5 go, 3 wait: not yet below 2
+        #expect(first.startCommit?.count == 2 && !first.resumeReading)
+        let second = machine.commitSucceeded()
+        #expect(second.startCommit?.count == 2 && second.resumeReading)  // 1 waits
+        #expect(machine.state == .open(isReadingPaused: false))
+    }
+
+    @Test("a close request drains: what was taken is committed and acknowledged, then close 1000")
+    func closeDrains() {
+        var machine = Machine()
+        _ = machine.pushReceived(Self.push(1))
+        _ = machine.pushReceived(Self.push(2))
+        #expect(machine.closeRequested(.shuttingDown) == Actions(scheduleCloseTimeout: true))
+        #expect(machine.state == .draining(isReadingPaused: false))
+        #expect(machine.pushReceived(Self.push(3)) == .none)  // left to the server's redelivery
+        #expect(machine.commitSucceeded() == Actions(
+            acknowledge: [Self.push(1)], handToHook: [Self.push(1)], startCommit: [Self.push(2)]))
+        #expect(machine.commitSucceeded() == Actions(
+            acknowledge: [Self.push(2)], handToHook: [Self.push(2)], sendClose: .code(1000)))
+        #expect(!machine.mayWriteDataFrames)
+        #expect(machine.closeFrameReceived(code: 1000) == Actions(closeChannel: true))
+        #expect(machine.channelClosed() == Actions(reportClosed: .shuttingDown))
+        #expect(machine.channelClosed() == .none)  // reported once
+    }
+
+    @Test("an idle connection closes at once when asked; a second request changes nothing")
+    func idleClose() {
+        var machine = Machine()
+        #expect(machine.closeRequested(.reconfigured) == Actions(sendClose: .code(1000), scheduleCloseTimeout: true))
+        #expect(machine.closeRequested(.shuttingDown) == .none)
+        #expect(machine.closeTimeoutFired() == Actions(closeChannel: true))
+        #expect(machine.channelClosed() == Actions(reportClosed: .reconfigured))
+    }
+
+    @Test("a commit that finishes after our close frame is stored and hooked, never acknowledged")
+    func commitAfterCloseFrame() {
+        var machine = Machine()
+        _ = machine.pushReceived(Self.push(1))
+        _ = machine.protocolErrorCaught(.messageTooLarge, closeCode: 1009)
+        #expect(machine.commitSucceeded() == Actions(handToHook: [Self.push(1)]))
+        #expect(machine.closeReason == .messageTooLarge)
+    }
+
+    @Test("the server's close is echoed with its code, or empty without one, and the channel closed")
+    func serverCloses() {
+        var machine = Machine()
+        #expect(machine.closeFrameReceived(code: 1001) == Actions(sendClose: .code(1001), closeChannel: true))
+        #expect(machine.channelClosed() == Actions(reportClosed: .closedByServer(code: 1001)))
+        var silent = Machine()
+        #expect(silent.closeFrameReceived(code: nil) == Actions(sendClose: .empty, closeChannel: true))
+    }
+
+    @Test("the first reason wins: a dead peer after a close request still reads as the request")
+    func firstReasonWins() {
+        var machine = Machine()
+        _ = machine.pushReceived(Self.push(1))
+        _ = machine.closeRequested(.shuttingDown)
+        #expect(machine.connectionFailed(.deadPeer) == Actions(closeChannel: true))
+        #expect(machine.connectionFailed(.error("again")) == .none)
+        #expect(machine.channelClosed() == Actions(reportClosed: .shuttingDown))
+    }
+
+    @Test("a channel that closes without a word reads as closed by the server")
+    func silentEnd() {
+        var machine = Machine()
+        #expect(machine.channelClosed() == Actions(reportClosed: .closedByServer(code: nil)))
+    }
+
+    @Test("a commit that succeeds after the channel closed is hooked, and what waited is dropped")
+    func commitAfterChannelClosed() {
+        var machine = Machine()
+        _ = machine.pushReceived(Self.push(1))
+        _ = machine.pushReceived(Self.push(2))
+        _ = machine.channelClosed()
+        #expect(machine.commitSucceeded() == Actions(handToHook: [Self.push(1)]))
+        #expect(machine.uncommittedCount == 0)
+    }
+
+    #if DEBUG
+    @Test("impossible transitions trap in debug builds: a commit result with no batch in flight")
+    func impossibleTransitionTraps() async {
+        await #expect(processExitsWith: .failure) {
+            var machine = PushConnectionStateMachine()
+            _ = machine.commitSucceeded()
+        }
+    }
+    #endif
+}
