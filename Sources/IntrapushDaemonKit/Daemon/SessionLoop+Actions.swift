@@ -8,18 +8,17 @@ extension SessionLoop {
         switch action {
         case .connect:
             dial(tasks: &tasks)
-        case .scheduleReconnect(let delay, let attempt):
-            scheduleReconnect(after: delay, attempt: attempt, tasks: &tasks)
-        case .closeConnection:
+        case .scheduleReconnect(let delay, let attempt, let reason):
+            scheduleReconnect(after: delay, attempt: attempt, reason: reason, tasks: &tasks)
+        case .closeConnection(let reason):
             // The handler drains pending commits, acknowledges them, then sends close 1000.
-            let reason: DisconnectReason = machine.state == .closing(thenReconnect: true) ? .reconfigured : .shuttingDown
             // A channel that closed meanwhile needs nothing: its handler reports the close (from
             // handlerRemoved when channelInactive came before the handler did).
             channel?.pipeline.fireUserInboundEventTriggered(CloseRequested(reason: reason))
         case .cancelConnectAttempt:
             dialCancellation?.cancel()
-        case .waitForNetwork(let attempt):
-            waitForNetwork(attempt: attempt, tasks: &tasks)
+        case .waitForNetwork(let attempt, let lastFailure):
+            waitForNetwork(attempt: attempt, lastFailure: lastFailure, tasks: &tasks)
         case .verifyConnection:
             channel?.pipeline.fireUserInboundEventTriggered(VerifyRequested(reason: "the network changed"))
         case .stop:
@@ -75,10 +74,11 @@ extension SessionLoop {
         return made
     }
 
-    private mutating func scheduleReconnect(after delay: Duration, attempt: Int, tasks: inout DiscardingTaskGroup) {
+    private mutating func scheduleReconnect(
+        after delay: Duration, attempt: Int, reason: DisconnectReason, tasks: inout DiscardingTaskGroup
+    ) {
         generation += 1
         let timerGeneration = generation
-        let reason = machine.lastFailure ?? .error("unknown")
         let retryAt = WallClock.nowMilliseconds() + Int64(delay.secondsValue * 1000)
         setStatus(StatusLine.reconnecting(in: delay, attempt: attempt, reason: reason))
         if reason.isTokenRejection {
@@ -106,19 +106,18 @@ extension SessionLoop {
 
     /// No route to the server: no dial until the network monitor reports one (or the periodic
     /// look finds one). Renewed every `reconnect_max`, which keeps the live state fresh.
-    private mutating func waitForNetwork(attempt: Int, tasks: inout DiscardingTaskGroup) {
+    private mutating func waitForNetwork(attempt: Int, lastFailure: DisconnectReason?, tasks: inout DiscardingTaskGroup) {
         generation += 1  // a pending reconnect timer is void: the network decides now
         let timerGeneration = generation
         let text = StatusLine.waitingForNetwork(to: configuration)
         if text != status { logger.notice("no route to \(configuration.host): waiting for network") }
         setStatus(text)
-        let reason = machine.lastFailure
         persist { state in
             state.state = .waitingForNetwork
             state.connectedSince = nil
             state.reconnectAttempt = attempt
             state.nextAttemptAt = nil
-            if let reason { state.lastError = reason.description }
+            if let lastFailure { state.lastError = lastFailure.description }
         }
         let service = self.service
         let interval = configuration.reconnectMax

@@ -14,9 +14,8 @@ struct SessionLoop {
     var channel: (any Channel)?
     var dialCancellation: DialCancellation?
     var dialer: WebSocketDialer?
-    /// Whether a route to the server exists, as last checked; nil without a network monitor
-    /// (nothing would tell us the network came back, so the daemon never holds its dialling).
-    var network: NetworkAvailability?
+    /// The netlink monitor runs: route checks are worth making.
+    var isNetworkMonitored = false
     var receivedTotal: Int64 = 0
     var lastCountStatusAt = ContinuousClock.now
     var status = ""

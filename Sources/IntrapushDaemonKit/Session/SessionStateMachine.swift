@@ -20,15 +20,18 @@ package struct SessionStateMachine<Random: RandomNumberGenerator>: Sendable wher
     package enum Action: Sendable, Equatable {
         /// Dial the server now.
         case connect
-        /// Wait `delay`, then report `reconnectDelayElapsed`; `attempt` counts consecutive failures.
-        case scheduleReconnect(after: Duration, attempt: Int)
-        /// Close the open connection with code 1000 (shutdown) or to apply new settings (reload).
-        case closeConnection
+        /// Wait `delay`, then report `reconnectDelayElapsed`; `attempt` counts consecutive failures,
+        /// `reason` is why the last one failed (for the status line and the log).
+        case scheduleReconnect(after: Duration, attempt: Int, reason: DisconnectReason)
+        /// Close the open connection with code 1000: `.shuttingDown`, or `.reconfigured` to apply
+        /// new settings (reload).
+        case closeConnection(reason: DisconnectReason)
         /// Abandon the attempt in progress.
         case cancelConnectAttempt
         /// No route to the server: do not dial; say "waiting for network" until the route comes
-        /// back. `attempt` is the failure count kept meanwhile (0 when nothing failed yet).
-        case waitForNetwork(attempt: Int)
+        /// back, and look again after a while (`networkRecheckDue`). `attempt` is the failure
+        /// count kept meanwhile (0 when nothing failed yet), `lastFailure` the last failure's reason.
+        case waitForNetwork(attempt: Int, lastFailure: DisconnectReason?)
         /// The network changed under the open connection: ping now and drop the connection when
         /// nothing comes back within a few seconds.
         case verifyConnection
@@ -75,9 +78,9 @@ package struct SessionStateMachine<Random: RandomNumberGenerator>: Sendable wher
         case .connecting:
             state = .connected(since: now)
             return .none
-        case .closing:
+        case .closing(let thenReconnect):
             // Shutdown or reload arrived while dialling: close what just opened.
-            return .closeConnection
+            return .closeConnection(reason: thenReconnect ? .reconfigured : .shuttingDown)
         default:
             return .none
         }
@@ -125,7 +128,7 @@ package struct SessionStateMachine<Random: RandomNumberGenerator>: Sendable wher
         switch state {
         case .connected:
             state = .closing(thenReconnect: false)
-            return .closeConnection
+            return .closeConnection(reason: .shuttingDown)
         case .connecting:
             state = .closing(thenReconnect: false)
             return .cancelConnectAttempt
@@ -145,7 +148,7 @@ package struct SessionStateMachine<Random: RandomNumberGenerator>: Sendable wher
         switch state {
         case .connected where requiresReconnect:
             state = .closing(thenReconnect: true)
-            return .closeConnection
+            return .closeConnection(reason: .reconfigured)
         case .connecting where requiresReconnect:
             state = .closing(thenReconnect: true)
             return .cancelConnectAttempt
@@ -201,9 +204,56 @@ package struct SessionStateMachine<Random: RandomNumberGenerator>: Sendable wher
         return .verifyConnection
     }
 
+    /// The network monitor started before `started()`; without a route, `started()` then waits
+    /// for one instead of dialling. Without a monitor this is never called and the network
+    /// counts as available: the machine is then the plain backoff of the contract.
+    package mutating func networkWatchStarted(routeAvailable: Bool) {
+        assert(state == .idle, "the network watch starts before the session")
+        isNetworkAvailable = routeAvailable
+    }
+
+    /// A route check found `available`, after the monitor reported `change` (empty for a check
+    /// made before a dial, after a reload or on a timer):
+    ///
+    /// | before      | route now | change                    | as                           |
+    /// | ----------- | --------- | ------------------------- | ---------------------------- |
+    /// | unavailable | yes       | any                       | `networkBecameAvailable()`   |
+    /// | available   | no        | any                       | `networkBecameUnavailable()` |
+    /// | available   | yes       | something appeared        | `networkBecameAvailable()`   |
+    /// | available   | yes       | only disappearances       | `networkChanged()`           |
+    /// | unavailable | no        | any                       | nothing                      |
+    ///
+    /// A route that appears makes a connected session ping rather than dial, so a flapping
+    /// interface costs at most one dial per time it comes back.
+    package mutating func routeChecked(available: Bool, after change: NetworkChange = []) -> Action {
+        switch (isNetworkAvailable, available) {
+        case (false, true): return networkBecameAvailable()
+        case (true, false): return networkBecameUnavailable()
+        case (false, false): return .none
+        case (true, true):
+            if change.hasAppeared { return networkBecameAvailable() }
+            return change.hasDisappeared ? networkChanged() : .none
+        }
+    }
+
+    /// The periodic look while waiting for the network found no route yet: wait on, and keep
+    /// what `intrapush status` shows fresh.
+    package mutating func networkRecheckDue() -> Action {
+        guard case .waitingForNetwork = state else { return .none }
+        return holdForNetwork()
+    }
+
+    /// Disconnected and not dialling: a route appearing makes it dial.
+    package var isWaitingToDial: Bool {
+        switch state {
+        case .waiting, .waitingForNetwork: true
+        default: false
+        }
+    }
+
     private mutating func holdForNetwork() -> Action {
         state = .waitingForNetwork(attempt: consecutiveFailures)
-        return .waitForNetwork(attempt: consecutiveFailures)
+        return .waitForNetwork(attempt: consecutiveFailures, lastFailure: lastFailure)
     }
 
     private mutating func scheduleRetry(after reason: DisconnectReason) -> Action {
@@ -216,7 +266,7 @@ package struct SessionStateMachine<Random: RandomNumberGenerator>: Sendable wher
             reason.isTokenRejection
             ? backoff.maximum
             : backoff.delay(forAttempt: consecutiveFailures, using: &random)
-        return .scheduleReconnect(after: delay, attempt: consecutiveFailures)
+        return .scheduleReconnect(after: delay, attempt: consecutiveFailures, reason: reason)
     }
 
     private mutating func finishClosing(thenReconnect: Bool) -> Action {

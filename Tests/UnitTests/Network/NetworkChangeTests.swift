@@ -53,23 +53,4 @@ struct NetworkChangeTests {
         #expect(NetworkChange([.linkUp, .routeRemoved]).description == "link up, route removed")
         #expect(NetworkChange().description == "no change")
     }
-
-    /// The table of NetworkAvailability's doc comment, row by row.
-    @Test("availability: transitions and what the session does")
-    func availability() {
-        var network = NetworkAvailability(isAvailable: false)
-        #expect(network.networkChanged(.linkUp, routeAvailable: false) == .none)
-        #expect(!network.isAvailable)
-        #expect(network.networkChanged(.routeAdded, routeAvailable: true) == .dialNow)
-        #expect(network.isAvailable)
-        #expect(network.networkChanged(.addressAdded, routeAvailable: true) == .dialNow)
-        #expect(network.networkChanged(.addressRemoved, routeAvailable: true) == .verifyConnection)
-        #expect(network.networkChanged([], routeAvailable: true) == .none)
-        #expect(network.networkChanged([.linkDown, .routeRemoved], routeAvailable: false) == .holdDialing)
-        #expect(!network.isAvailable)
-        #expect(network.routeChecked(available: false) == .none)
-        #expect(network.routeChecked(available: true) == .dialNow)
-        #expect(network.routeChecked(available: true) == .none)
-        #expect(network.routeChecked(available: false) == .holdDialing)
-    }
 }

@@ -16,8 +16,8 @@ struct SessionStateMachineNetworkTests {
     @Test("without a route at start, the session waits for the network instead of dialling")
     func noRouteAtStart() {
         var session = machine()
-        #expect(session.networkBecameUnavailable() == .none)
-        #expect(session.started() == .waitForNetwork(attempt: 0))
+        session.networkWatchStarted(routeAvailable: false)
+        #expect(session.started() == .waitForNetwork(attempt: 0, lastFailure: nil))
         #expect(session.state == .waitingForNetwork(attempt: 0))
         #expect(session.networkBecameAvailable() == .connect)
         #expect(session.state == .connecting)
@@ -27,12 +27,12 @@ struct SessionStateMachineNetworkTests {
     func backoffSkipped() {
         var session = machine()
         _ = session.started()
-        #expect(session.connectionFailed(.unreachable("refused"), at: start) == .scheduleReconnect(after: .seconds(30), attempt: 1))
+        #expect(session.connectionFailed(.unreachable("refused"), at: start) == .scheduleReconnect(after: .seconds(30), attempt: 1, reason: .unreachable("refused")))
         #expect(session.connectionFailed(.unreachable("refused"), at: start) == .none)  // not dialling
         #expect(session.networkBecameAvailable() == .connect)
         #expect(session.consecutiveFailures == 1)
         // The server is still down: the next wait is attempt 2's, not attempt 1's again.
-        #expect(session.connectionFailed(.unreachable("refused"), at: start) == .scheduleReconnect(after: .seconds(60), attempt: 2))
+        #expect(session.connectionFailed(.unreachable("refused"), at: start) == .scheduleReconnect(after: .seconds(60), attempt: 2, reason: .unreachable("refused")))
         // The timer of the skipped wait is void once the session dialled.
         #expect(session.networkBecameAvailable() == .connect)
         #expect(session.reconnectDelayElapsed() == .none)
@@ -43,7 +43,7 @@ struct SessionStateMachineNetworkTests {
         var session = machine()
         _ = session.started()
         _ = session.connectionFailed(.timedOut, at: start)
-        #expect(session.networkBecameUnavailable() == .waitForNetwork(attempt: 1))
+        #expect(session.networkBecameUnavailable() == .waitForNetwork(attempt: 1, lastFailure: .timedOut))
         #expect(session.reconnectDelayElapsed() == .none)
         #expect(session.state == .waitingForNetwork(attempt: 1))
     }
@@ -55,8 +55,7 @@ struct SessionStateMachineNetworkTests {
         _ = session.connectionEstablished(at: start)
         #expect(session.networkBecameUnavailable() == .verifyConnection)
         #expect(session.state == .connected(since: start))
-        #expect(session.connectionLost(.deadPeer, at: start + .seconds(5)) == .waitForNetwork(attempt: 1))
-        #expect(session.lastFailure == .deadPeer)
+        #expect(session.connectionLost(.deadPeer, at: start + .seconds(5)) == .waitForNetwork(attempt: 1, lastFailure: .deadPeer))
         #expect(session.networkBecameAvailable() == .connect)
     }
 
@@ -66,7 +65,8 @@ struct SessionStateMachineNetworkTests {
         _ = session.started()
         #expect(session.networkBecameUnavailable() == .none)
         #expect(session.state == .connecting)
-        #expect(session.connectionFailed(.unreachable("network unreachable"), at: start) == .waitForNetwork(attempt: 1))
+        #expect(session.connectionFailed(.unreachable("network unreachable"), at: start)
+            == .waitForNetwork(attempt: 1, lastFailure: .unreachable("network unreachable")))
     }
 
     @Test("more network changes while a dial is under way leave it alone")
@@ -105,7 +105,7 @@ struct SessionStateMachineNetworkTests {
         _ = session.started()
         _ = session.connectionFailed(.timedOut, at: start)
         _ = session.networkBecameUnavailable()
-        #expect(session.reloaded(requiresReconnect: true) == .waitForNetwork(attempt: 0))
+        #expect(session.reloaded(requiresReconnect: true) == .waitForNetwork(attempt: 0, lastFailure: .timedOut))
         #expect(session.consecutiveFailures == 0)
     }
 
@@ -115,20 +115,37 @@ struct SessionStateMachineNetworkTests {
         _ = session.started()
         _ = session.connectionEstablished(at: start)
         _ = session.networkBecameUnavailable()
-        #expect(session.reloaded(requiresReconnect: true) == .closeConnection)
-        #expect(session.connectionLost(.reconfigured, at: start) == .waitForNetwork(attempt: 0))
+        #expect(session.reloaded(requiresReconnect: true) == .closeConnection(reason: .reconfigured))
+        #expect(session.connectionLost(.reconfigured, at: start) == .waitForNetwork(attempt: 0, lastFailure: nil))
     }
 
-    @Test("the route coming back while the backoff runs, as NetworkAvailability reports it")
-    func withAvailability() {
+    @Test("the route coming back while the backoff runs, as the route checks report it")
+    func withRouteChecks() {
         var session = machine()
-        var availability = NetworkAvailability(isAvailable: true)
         _ = session.started()
         _ = session.connectionFailed(.unreachable("refused"), at: start)
-        #expect(availability.networkChanged([.linkDown, .routeRemoved], routeAvailable: false) == .holdDialing)
-        #expect(session.networkBecameUnavailable() == .waitForNetwork(attempt: 1))
-        #expect(availability.networkChanged([.linkUp, .routeAdded], routeAvailable: true) == .dialNow)
-        #expect(session.networkBecameAvailable() == .connect)
+        #expect(session.routeChecked(available: false, after: [.linkDown, .routeRemoved])
+            == .waitForNetwork(attempt: 1, lastFailure: .unreachable("refused")))
+        #expect(session.networkRecheckDue() == .waitForNetwork(attempt: 1, lastFailure: .unreachable("refused")))
+        #expect(session.routeChecked(available: false) == .none)
+        #expect(session.routeChecked(available: true, after: [.linkUp, .routeAdded]) == .connect)
+        #expect(session.networkRecheckDue() == .none)
+    }
+
+    /// The table of `routeChecked`'s doc comment, row by row, on a connected session.
+    @Test("route checks: what each combination of before, now and change amounts to")
+    func routeCheckTable() {
+        var session = machine()
+        _ = session.started()
+        _ = session.connectionEstablished(at: start)
+        #expect(session.routeChecked(available: true, after: .addressAdded) == .verifyConnection)  // appeared
+        #expect(session.routeChecked(available: true, after: .addressRemoved) == .verifyConnection)  // disappeared
+        #expect(session.routeChecked(available: true) == .none)
+        #expect(session.routeChecked(available: false, after: [.linkDown]) == .verifyConnection)  // became unavailable
+        #expect(!session.isNetworkAvailable)
+        #expect(session.routeChecked(available: false, after: .linkUp) == .none)
+        #expect(session.routeChecked(available: true, after: .routeAdded) == .verifyConnection)  // became available
+        #expect(session.isNetworkAvailable)
     }
 
     @Test("the status line says the daemon waits for the network")
@@ -149,7 +166,7 @@ struct SessionStateMachineOrderTests {
         var session = SessionStateMachine(backoff: Backoff(minimum: .seconds(1), maximum: .seconds(60)), random: FixedRandom(value: .max))
         let start = ContinuousClock.now
         _ = session.started()
-        #expect(session.connectionLost(.storeFailed("refused"), at: start) == .scheduleReconnect(after: .seconds(1), attempt: 1))
+        #expect(session.connectionLost(.storeFailed("refused"), at: start) == .scheduleReconnect(after: .seconds(1), attempt: 1, reason: .storeFailed("refused")))
         #expect(session.connectionEstablished(at: start) == .none)
         #expect(session.state == .waiting(attempt: 1))
     }

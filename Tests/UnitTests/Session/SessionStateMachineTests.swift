@@ -25,7 +25,7 @@ struct SessionStateMachineTests {
         _ = session.started()
         var delays: [Duration] = []
         for _ in 0..<8 {
-            guard case .scheduleReconnect(let delay, _) = session.connectionFailed(.unreachable("refused"), at: start) else {
+            guard case .scheduleReconnect(let delay, _, _) = session.connectionFailed(.unreachable("refused"), at: start) else {
                 Issue.record("expected a reconnect")
                 return
             }
@@ -45,11 +45,11 @@ struct SessionStateMachineTests {
         _ = session.reconnectDelayElapsed()
         // Up for 59 s only: not stable, the count goes on (3rd failure → 4 s).
         _ = session.connectionEstablished(at: start)
-        #expect(session.connectionLost(.closedByServer(code: 1001), at: start + .seconds(59)) == .scheduleReconnect(after: .seconds(4), attempt: 3))
+        #expect(session.connectionLost(.closedByServer(code: 1001), at: start + .seconds(59)) == .scheduleReconnect(after: .seconds(4), attempt: 3, reason: .closedByServer(code: 1001)))
         _ = session.reconnectDelayElapsed()
         // Up for 60 s: stable, back to the first step.
         _ = session.connectionEstablished(at: start + .seconds(100))
-        #expect(session.connectionLost(.deadPeer, at: start + .seconds(160)) == .scheduleReconnect(after: .seconds(1), attempt: 1))
+        #expect(session.connectionLost(.deadPeer, at: start + .seconds(160)) == .scheduleReconnect(after: .seconds(1), attempt: 1, reason: .deadPeer))
     }
 
     @Test("a 401 or 403 is retried at the reconnect_max pace, never faster")
@@ -57,11 +57,11 @@ struct SessionStateMachineTests {
         var session = machine()
         _ = session.started()
         for (attempt, status) in [401, 403, 401].enumerated() {
-            #expect(session.connectionFailed(.handshakeRejected(status: status), at: start) == .scheduleReconnect(after: .seconds(60), attempt: attempt + 1))
+            #expect(session.connectionFailed(.handshakeRejected(status: status), at: start) == .scheduleReconnect(after: .seconds(60), attempt: attempt + 1, reason: .handshakeRejected(status: status)))
             _ = session.reconnectDelayElapsed()
         }
         // Other statuses are ordinary failures with backoff (4th failure: d = 8 s).
-        #expect(session.connectionFailed(.handshakeRejected(status: 500), at: start) == .scheduleReconnect(after: .seconds(8), attempt: 4))
+        #expect(session.connectionFailed(.handshakeRejected(status: 500), at: start) == .scheduleReconnect(after: .seconds(8), attempt: 4, reason: .handshakeRejected(status: 500)))
     }
 
     @Test("shutdown while connected closes, and the close of our own is never followed by a reconnect")
@@ -69,7 +69,7 @@ struct SessionStateMachineTests {
         var session = machine()
         _ = session.started()
         _ = session.connectionEstablished(at: start)
-        #expect(session.shutdownRequested() == .closeConnection)
+        #expect(session.shutdownRequested() == .closeConnection(reason: .shuttingDown))
         #expect(session.connectionLost(.closedByServer(code: 1000), at: start + .seconds(1)) == .stop)
         #expect(session.state == .stopped)
         #expect(session.reconnectDelayElapsed() == .none)
@@ -94,7 +94,7 @@ struct SessionStateMachineTests {
         var session = machine()
         _ = session.started()
         _ = session.shutdownRequested()
-        #expect(session.connectionEstablished(at: start) == .closeConnection)
+        #expect(session.connectionEstablished(at: start) == .closeConnection(reason: .shuttingDown))
         #expect(session.connectionLost(.reconfigured, at: start) == .stop)
     }
 
@@ -104,7 +104,7 @@ struct SessionStateMachineTests {
         _ = session.started()
         _ = session.connectionEstablished(at: start)
         #expect(session.reloaded(requiresReconnect: false) == .none)
-        #expect(session.reloaded(requiresReconnect: true) == .closeConnection)
+        #expect(session.reloaded(requiresReconnect: true) == .closeConnection(reason: .reconfigured))
         #expect(session.connectionLost(.reconfigured, at: start + .seconds(1)) == .connect)
         #expect(session.consecutiveFailures == 0)
     }
