@@ -25,8 +25,9 @@ let package = Package(
         .systemLibrary(name: "CLinux"),
         .target(name: "CIntrapushSearch", dependencies: ["CSQLite"]),
 
-        // What both programs share: the process's environment, standard error, the terminal, the clock.
-        .target(name: "IntrapushSupport"),
+        // What both programs share: the process's environment, standard error, the terminal, the
+        // clock, the wake-up pipe of the threads that sleep in poll(2).
+        .target(name: "IntrapushSupport", dependencies: ["CLinux"]),
         // intrapush.conf and the environment: loading, validation, the endpoint, rendering.
         .target(
             name: "IntrapushConfiguration",

@@ -37,7 +37,12 @@ package final class HookRunner: Sendable {
         self.settings = settings
         self.logger = logger
         let state = NIOLockedValueBox(HookRunnerState())
-        let wakeup = try WakeupPipe()
+        let wakeup: WakeupPipe
+        do {
+            wakeup = try WakeupPipe()
+        } catch {
+            throw HookSystemError("create the hook wake-up pipe", code: error.code)
+        }
         self.state = state
         self.wakeup = wakeup
         thread = NIOThreadPool(numberOfThreads: 1)

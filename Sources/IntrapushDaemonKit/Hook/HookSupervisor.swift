@@ -5,6 +5,7 @@ import Glibc
 #endif
 import IntrapushConfiguration
 import IntrapushQuery
+import IntrapushSupport
 
 /// The hook thread's loop: starts what `submit` handed over, sleeps in poll(2) on the wake-up
 /// pipe, every child's pidfd and stderr, enforces deadlines, reaps and reports.

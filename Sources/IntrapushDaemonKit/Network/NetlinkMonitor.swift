@@ -4,6 +4,7 @@ import NIOConcurrencyHelpers
 #if canImport(Glibc)
 import Glibc
 #endif
+import IntrapushSupport
 
 /// Watches the kernel's routing messages (rtnetlink) and reports each burst of network changes.
 ///
@@ -21,8 +22,8 @@ package final class NetlinkMonitor: Sendable {
     static let groups = UInt32(RTMGRP_LINK | RTMGRP_IPV4_IFADDR | RTMGRP_IPV6_IFADDR | RTMGRP_IPV4_ROUTE | RTMGRP_IPV6_ROUTE)
 
     private let socketDescriptor: Int32
-    private let wakeRead: Int32
-    private let wakeWrite: Int32
+    /// Wakes the thread for `stop`.
+    private let wakeup: WakeupPipe
     private let onChange: @Sendable (NetworkChange) -> Void
     private let thread = NIOLockedValueBox<ThreadState>(.notStarted)
 
@@ -58,23 +59,19 @@ package final class NetlinkMonitor: Sendable {
         // Room for a large burst (many interfaces going down at once) before ENOBUFS.
         var receiveBuffer: Int32 = 1 << 20
         setsockopt(descriptor, SOL_SOCKET, SO_RCVBUF, &receiveBuffer, socklen_t(MemoryLayout<Int32>.size))
-        var pipeDescriptors: [Int32] = [-1, -1]
-        guard pipe2(&pipeDescriptors, O_CLOEXEC | O_NONBLOCK) == 0 else {
-            let code = errno
+        do {
+            wakeup = try WakeupPipe()
+        } catch {
             close(descriptor)
-            throw NetlinkError(operation: "pipe2", code: code)
+            throw NetlinkError(operation: "pipe2", code: error.code)
         }
         socketDescriptor = descriptor
-        wakeRead = pipeDescriptors[0]
-        wakeWrite = pipeDescriptors[1]
         self.onChange = onChange
     }
 
     deinit {
         stop()
         close(socketDescriptor)
-        close(wakeRead)
-        close(wakeWrite)
     }
 
     /// Starts the reading thread; does nothing when it already runs or has stopped.
@@ -104,8 +101,7 @@ package final class NetlinkMonitor: Sendable {
             return handle
         }
         guard let handle else { return }
-        var byte: UInt8 = 1
-        _ = write(wakeWrite, &byte, 1)
+        wakeup.wake()
         // The thread holds a reference to self until it returns: never join from itself.
         if pthread_equal(handle, pthread_self()) == 0 { pthread_join(handle, nil) }
     }
@@ -114,7 +110,7 @@ package final class NetlinkMonitor: Sendable {
         var collector = NetworkChangeCollector()
         var buffer = [UInt8](repeating: 0, count: 64 * 1024)
         var descriptors = [
-            pollfd(fd: wakeRead, events: Int16(POLLIN), revents: 0),
+            pollfd(fd: wakeup.readDescriptor, events: Int16(POLLIN), revents: 0),
             pollfd(fd: socketDescriptor, events: Int16(POLLIN), revents: 0),
         ]
         while true {
