@@ -1,5 +1,5 @@
 extension Configuration {
-    /// The effective configuration as TOML, every key in the contract's order, for
+    /// The effective configuration as TOML, every key in the documented order, for
     /// `intrapushd --check-config`: durations with units (`"10s"`, `"250ms"`), unset optional keys
     /// commented out, the token as `"***"` and its source as a comment.
     package func rendered() -> String {

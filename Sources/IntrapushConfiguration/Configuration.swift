@@ -1,7 +1,7 @@
-/// The daemon's settings, one property per key of `intrapush.conf` (contract section 2).
+/// The daemon's settings, one property per key of `intrapush.conf` (README "Configure", intrapush.conf(5)).
 ///
 /// Built by `ConfigurationLoader`, which applies the defaults, the environment overrides and the
-/// validation; the initializer's defaults are the contract's, for tests and tools that build one by
+/// validation; the initializer's defaults are the documented ones, for tests and tools that build one by
 /// hand. Durations are `Duration`, sizes are bytes.
 package struct Configuration: Sendable, Equatable {
     /// `name[:port]` or `[v6]:port`, as written.
@@ -110,7 +110,7 @@ package struct Configuration: Sendable, Equatable {
 }
 
 extension Configuration {
-    /// The contract's defaults, in one place. Those that depend on the environment (`database`
+    /// The documented defaults, in one place. Those that depend on the environment (`database`
     /// under `STATE_DIRECTORY`, `token_file` under `CREDENTIALS_DIRECTORY`) are resolved by the loader.
     package enum Defaults {
         package static let client = "linux"

@@ -63,7 +63,7 @@ extension ConfigurationLoader {
         )
     }
 
-    /// `$STATE_DIRECTORY/notifications.sqlite3` under systemd's `StateDirectory=`, else the contract's path.
+    /// `$STATE_DIRECTORY/notifications.sqlite3` under systemd's `StateDirectory=`, else `/var/lib/intrapush/notifications.sqlite3`.
     var defaultDatabase: String {
         // systemd lists one path per StateDirectory= entry, separated by ':'; ours is the first.
         if let directory = environment["STATE_DIRECTORY"]?.split(separator: ":").first, !directory.isEmpty {

@@ -1,4 +1,4 @@
-/// Percent-encoding of one URL path segment, as contract section 1 defines it.
+/// Percent-encoding of one URL path segment, for `{client}`, `{org}` and `{token}` in `path`.
 package enum PathSegment {
     /// Every byte of the UTF-8 form outside `A–Z a–z 0–9 - . _ ~` becomes `%XX` with upper-case hex,
     /// so `/`, `+`, `=` and spaces in an org or token cannot change the shape of the path.

@@ -1,4 +1,4 @@
-/// Where and how to open the WebSocket: contract section 1's `{scheme}://{host}{path}`.
+/// Where and how to open the WebSocket: `{scheme}://{host}{path}`.
 ///
 /// `path` carries the real token and is meant only for the HTTP request line; anything shown to
 /// people uses `redactedURL`, whose token segment reads `***`.

@@ -3,8 +3,8 @@ import Glibc
 #endif
 import IntrapushStore
 
-/// Why a CLI command failed: one sentence for stderr and the exit status (sysexits.h where the
-/// contract does not fix it).
+/// Why a CLI command failed: one sentence for stderr and the exit status (those of intrapush(1),
+/// sysexits.h for the rest).
 package struct CommandFailure: Error, Sendable, Equatable, CustomStringConvertible {
     package enum Kind: Int32, Sendable {
         case notFound = 1

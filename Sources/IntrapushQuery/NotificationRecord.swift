@@ -45,10 +45,10 @@ package struct NotificationRecord: Sendable, Equatable {
 }
 
 extension NotificationRecord {
-    /// The keys of `--json` and of the CSV header, in the contract's order.
+    /// The keys of `--json` and of the CSV header, in the documented order (id, message_id, received_at, title, body, payload, read_at).
     package static let fieldNames = ["id", "message_id", "received_at", "title", "body", "payload", "read_at"]
 
-    /// One JSON Lines object with exactly the contract's keys, and a newline.
+    /// One JSON Lines object with exactly those keys, and a newline.
     package func appendJSONLine(to output: inout String) {
         output += "{\"id\":"
         output += String(id)

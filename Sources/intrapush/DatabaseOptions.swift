@@ -22,7 +22,7 @@ struct DatabaseOptions: ParsableArguments {
         return location
     }
 
-    /// Opens the database read-only, or fails with the contract's exit status.
+    /// Opens the database read-only, or fails with exit status 66 (no database).
     func openReader() throws(CommandFailure) -> NotificationReader {
         try Self.openReader(at: locate().path)
     }

@@ -27,7 +27,7 @@ struct Intrapush: ParsableCommand {
         ]
     )
 
-    /// ArgumentParser's own `main`, except that usage errors exit 2 (the contract) instead of 64,
+    /// ArgumentParser's own `main`, except that usage errors exit 2 (as documented in intrapush(1)) instead of 64,
     /// and our failures print one sentence prefixed with the program's name.
     static func main() {
         do {

@@ -3,7 +3,7 @@ import IntrapushStore
 /// The push path and the closing of one open connection, with no I/O: pushes in, commits out,
 /// acknowledgements only for what the store reported committed, in arrival order.
 ///
-/// `PushSessionHandler` feeds it events (named in the past tense) and performs the `Actions` it
+/// `PushConnectionHandler` feeds it events (named in the past tense) and performs the `Actions` it
 /// returns. It owns the group commit, read backpressure, the close handshake and the reason the
 /// connection ended. A transition that cannot happen traps in debug builds.
 package struct PushConnectionStateMachine {

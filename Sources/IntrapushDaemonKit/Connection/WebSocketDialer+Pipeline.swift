@@ -19,7 +19,7 @@ extension WebSocketDialer {
         channel: any Channel,
         settings: ConnectionSettings,
         sslContext: NIOSSLContext?,
-        session factory: PushSessionHandlerFactory
+        session factory: PushConnectionHandlerFactory
     ) throws -> EventLoopFuture<UpgradeOutcome> {
         let operations = channel.pipeline.syncOperations
         if let sslContext {
@@ -30,7 +30,7 @@ extension WebSocketDialer {
         }
         let upgrader = NIOTypedWebSocketClientUpgrader<UpgradeOutcome>(
             maxFrameSize: settings.maxMessageSize,
-            enableAutomaticErrorHandling: false,  // PushSessionHandler answers protocol errors
+            enableAutomaticErrorHandling: false,  // PushConnectionHandler answers protocol errors
             upgradePipelineHandler: { channel, response in
                 channel.eventLoop.makeCompletedFuture {
                     try Self.checkSubprotocol(of: response, requested: settings.subprotocol)

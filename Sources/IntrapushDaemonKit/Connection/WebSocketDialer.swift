@@ -6,7 +6,7 @@ import NIOPosix
 import NIOSSL
 import NIOWebSocket
 
-/// Dials the server and hands the upgraded channel to a `PushSessionHandler`.
+/// Dials the server and hands the upgraded channel to a `PushConnectionHandler`.
 ///
 /// Everything up to the 101 answer — TCP connect, TLS handshake, upgrade — is bounded by
 /// `connectTimeout`. A refused upgrade reports its HTTP status, which swift-websocket's client
@@ -35,7 +35,7 @@ package struct WebSocketDialer: Sendable {
     /// `session` builds.
     package func dial(
         cancellation: DialCancellation,
-        session: PushSessionHandlerFactory
+        session: PushConnectionHandlerFactory
     ) async throws(DialFailure) -> any Channel {
         let settings = self.settings
         let sslContext = self.sslContext
@@ -82,7 +82,7 @@ package struct WebSocketDialer: Sendable {
 }
 
 /// Builds the session handler on the channel's event loop once the upgrade succeeded.
-package struct PushSessionHandlerFactory: Sendable {
+package struct PushConnectionHandlerFactory: Sendable {
     let settings: ConnectionSettings
     let committer: any PushCommitter
     let events: ConnectionEventSink
@@ -101,8 +101,8 @@ package struct PushSessionHandlerFactory: Sendable {
         self.logger = logger
     }
 
-    func makeHandler() -> PushSessionHandler {
-        PushSessionHandler(settings: settings, committer: committer, events: events, hook: hook, logger: logger)
+    func makeHandler() -> PushConnectionHandler {
+        PushConnectionHandler(settings: settings, committer: committer, events: events, hook: hook, logger: logger)
     }
 }
 

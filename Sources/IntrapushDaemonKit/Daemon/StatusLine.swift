@@ -9,7 +9,7 @@ package enum StatusLine {
         "connected to \(configuration.host) (org \(configuration.org)) · \(received) received"
     }
 
-    /// No route to the server: the daemon does not dial until one appears (issue 6).
+    /// No route to the server: the daemon does not dial until one appears.
     package static func waitingForNetwork(to configuration: Configuration) -> String {
         "waiting for network: no route to \(configuration.host)"
     }

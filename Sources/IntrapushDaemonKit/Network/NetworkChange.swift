@@ -19,7 +19,7 @@ package struct NetworkChange: OptionSet, Sendable, Hashable, CustomStringConvert
         .linkUp, .linkDown, .addressAdded, .addressRemoved, .routeAdded, .routeRemoved,
     ]
 
-    /// A link, address or route appeared: a disconnected daemon should dial now (contract §1).
+    /// A link, address or route appeared: a disconnected daemon should dial now, without waiting out its backoff.
     package var hasAppeared: Bool { !isDisjoint(with: [.linkUp, .addressAdded, .routeAdded]) }
     /// Something went away: an open connection may be dead.
     package var hasDisappeared: Bool { !isDisjoint(with: [.linkDown, .addressRemoved, .routeRemoved]) }

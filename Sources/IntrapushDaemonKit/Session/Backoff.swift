@@ -1,4 +1,4 @@
-/// Jittered exponential reconnect backoff (contract section 1).
+/// Jittered exponential reconnect backoff (README "The wire protocol", Backoff).
 ///
 /// Before attempt *n* (consecutive failures counted from 1) the daemon waits a uniformly random
 /// time in [d/2, d], where d = min(`maximum`, `minimum` · 2^(n−1)). With the defaults (1 s, 60 s):

@@ -6,14 +6,14 @@
 /// (shutdown) it never reconnects. Pure: every event carries its instant, jitter comes from
 /// the injected generator, and the caller performs the returned action.
 ///
-/// Network awareness (issue 6): while the shell reports no usable route to the server
+/// Network awareness: while the shell reports no usable route to the server
 /// (`networkBecameUnavailable()`), the machine does not dial; it waits in `waitingForNetwork`
 /// instead of burning attempts that cannot succeed. A route appearing (`networkBecameAvailable()`)
 /// makes a disconnected session dial at once, skipping whatever backoff remains; the failure
 /// count is kept, so a server that is still down is retried at the pace it had reached. A change
 /// while connected asks for the connection to be verified with a ping rather than trusted until
 /// the dead-peer timeout. A shell without a network monitor never reports unavailability, and
-/// the machine is then the plain backoff of the contract.
+/// the machine is then the plain backoff described above.
 package struct SessionStateMachine<Random: RandomNumberGenerator>: Sendable where Random: Sendable {
     package typealias Instant = ContinuousClock.Instant
 
@@ -206,7 +206,7 @@ package struct SessionStateMachine<Random: RandomNumberGenerator>: Sendable wher
 
     /// The network monitor started before `started()`; without a route, `started()` then waits
     /// for one instead of dialling. Without a monitor this is never called and the network
-    /// counts as available: the machine is then the plain backoff of the contract.
+    /// counts as available: the machine is then the plain backoff described above.
     package mutating func networkWatchStarted(routeAvailable: Bool) {
         assert(state == .idle, "the network watch starts before the session")
         isNetworkAvailable = routeAvailable

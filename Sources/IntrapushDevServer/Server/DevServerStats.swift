@@ -106,7 +106,7 @@ public struct DevServerStats: Codable, Sendable, Equatable {
         try container.encode(acksBeforeCommit, forKey: .acksBeforeCommit)
         try container.encode(droppedTooLarge, forKey: .droppedTooLarge)
         try container.encode(closeCodes, forKey: .closeCodes)
-        // The contract shows `null` before any close, so the key is never left out.
+        // `null` before any close, so the key is never left out.
         try container.encode(lastCloseCode, forKey: .lastCloseCode)
         try container.encode(startedMonotonicMicroseconds, forKey: .startedMonotonicMicroseconds)
         try container.encode(lastAckMicroseconds, forKey: .lastAckMicroseconds)

@@ -1,4 +1,4 @@
-/// How long notifications are kept: `retention_days` and `retention_max_rows` (contract §2).
+/// How long notifications are kept: `retention_days` and `retention_max_rows`.
 ///
 /// Zero lifts a limit: `days == 0` keeps notifications forever, `maximumRows == 0` keeps any
 /// number of them. Age counts from `received_at`, the time the daemon stored the push.

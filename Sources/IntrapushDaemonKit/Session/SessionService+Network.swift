@@ -1,7 +1,7 @@
 import Logging
 
 extension SessionService {
-    /// Starts watching the network (issue 6): each change the kernel reports is hopped from the
+    /// Starts watching the network: each change the kernel reports is hopped from the
     /// monitor's thread into the session's event stream. Nil when the monitor cannot be set up
     /// (no `AF_NETLINK` under a seccomp filter, say): the daemon then keeps the plain backoff.
     func startNetworkMonitor() -> NetlinkMonitor? {

@@ -9,7 +9,7 @@ import NIOWebSocket
 ///
 /// Confined to the channel's event loop. It turns frames, commit results and pipeline events
 /// into the machines' events and performs their actions; it decides nothing itself.
-final class PushSessionHandler: ChannelInboundHandler, RemovableChannelHandler {
+final class PushConnectionHandler: ChannelInboundHandler, RemovableChannelHandler {
     typealias InboundIn = WebSocketFrame
     typealias OutboundOut = WebSocketFrame
 
@@ -144,4 +144,4 @@ final class PushSessionHandler: ChannelInboundHandler, RemovableChannelHandler {
 }
 
 @available(*, unavailable)
-extension PushSessionHandler: Sendable {}
+extension PushConnectionHandler: Sendable {}

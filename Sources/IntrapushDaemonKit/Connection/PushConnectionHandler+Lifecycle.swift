@@ -2,7 +2,7 @@ import IntrapushSupport
 import NIOCore
 import NIOWebSocket
 
-extension PushSessionHandler {
+extension PushConnectionHandler {
     func armLivenessTimer(context: ChannelHandlerContext, at instant: ContinuousClock.Instant) {
         livenessTimer?.cancel()
         let delay = max(.zero, instant - ContinuousClock.now)

@@ -11,7 +11,7 @@ import Testing
 
 /// The handler on an `EmbeddedChannel` with a committer whose commits finish when the test says.
 @Suite("The push session handler with a controlled store")
-struct PushSessionHandlerTests {
+struct PushConnectionHandlerTests {
     final class ControlledCommitter: PushCommitter, @unchecked Sendable {
         // Touched only on the embedded event loop, which is the test's thread.
         var batches: [[String?]] = []
@@ -39,11 +39,11 @@ struct PushSessionHandlerTests {
     let committer = ControlledCommitter()
     let reads = ReadCounter()
     let closes = NIOLockedValueBox<[DisconnectReason]>([])
-    let handler: PushSessionHandler
+    let handler: PushConnectionHandler
 
     init(machine: PushConnectionStateMachine = .init()) throws {
         let closes = self.closes
-        handler = PushSessionHandler(
+        handler = PushConnectionHandler(
             settings: Configuration(host: "push.corp", org: "acme", token: Secret("t"), ackText: "ack {id}").connection,
             committer: committer,
             events: ConnectionEventSink { event in
@@ -106,7 +106,7 @@ struct PushSessionHandlerTests {
 
     @Test("reading pauses while too many pushes wait and resumes once the store caught up")
     func backpressure() throws {
-        let test = try PushSessionHandlerTests(machine: .init(pauseReadingAbove: 2, resumeReadingBelow: 1))
+        let test = try PushConnectionHandlerTests(machine: .init(pauseReadingAbove: 2, resumeReadingBelow: 1))
         try test.receive("a", "b", "c", "d")  // a in flight, three wait
         #expect(test.handler.machine.state == .open(isReadingPaused: true))
         let readsBefore = test.reads.reads

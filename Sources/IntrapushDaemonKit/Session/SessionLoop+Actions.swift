@@ -48,7 +48,7 @@ extension SessionLoop {
             service.send(.dialFailed(.unreachable("TLS setup: \(error)"), generation: dialGeneration))
             return
         }
-        let factory = PushSessionHandlerFactory(
+        let factory = PushConnectionHandlerFactory(
             settings: dialer.settings,
             committer: service.storeWorker,
             events: ConnectionEventSink { event in service.send(.connection(event, generation: dialGeneration)) },

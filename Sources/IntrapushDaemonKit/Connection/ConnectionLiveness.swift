@@ -1,10 +1,10 @@
-/// Heartbeat and dead-peer bookkeeping for one open connection (contract section 1).
+/// Heartbeat and dead-peer bookkeeping for one open connection (README "The wire protocol").
 ///
 /// The daemon sends the heartbeat text and a ping every `heartbeatInterval`, the first one
 /// interval after the open. Any frame received proves the peer alive; when nothing has arrived
 /// for `deadPeerTimeout` the connection is dead. The machine only reads the instants it is given.
 ///
-/// A connection can also be put to the test (issue 6): after a network change or a suspend, a
+/// A connection can also be put to the test: after a network change or a suspend, a
 /// ping goes out at once and the connection is dead when nothing at all arrives within
 /// `verificationTimeout`, a few seconds, rather than after the whole dead-peer timeout. Time the
 /// machine spent asleep does not count against the peer (it could not be heard meanwhile);

@@ -2,7 +2,7 @@ import IntrapushStore
 import NIOCore
 import NIOWebSocket
 
-extension PushSessionHandler {
+extension PushConnectionHandler {
     /// Performs what the connection machine decided, in its fixed order.
     func perform(_ actions: PushConnectionStateMachine.Actions, outcomes: [StoreOutcome] = [], context: ChannelHandlerContext) {
         if let batch = actions.acknowledge {
