@@ -1,7 +1,7 @@
 /// The database schema of intrapush: every migration, oldest first.
 ///
-/// `notifications` is a public interface (people query it with sqlite3): its seven columns keep their names and
-/// meanings forever; later migrations may only add. The daemon migrates on open; the CLI, which
+/// `notifications` is a public interface (people query it with sqlite3): its seven columns keep
+/// their names and meanings forever; later migrations may only add. The daemon migrates on open; the CLI, which
 /// opens read-only, calls `Schema.migrator.checkVersion(of:)` instead.
 package enum Schema {
     package static let migrations: [Migration] = [
