@@ -63,7 +63,8 @@ extension ConfigurationLoader {
         )
     }
 
-    /// `$STATE_DIRECTORY/notifications.sqlite3` under systemd's `StateDirectory=`, else `/var/lib/intrapush/notifications.sqlite3`.
+    /// `$STATE_DIRECTORY/notifications.sqlite3` under systemd's `StateDirectory=`, else
+    /// `/var/lib/intrapush/notifications.sqlite3`.
     var defaultDatabase: String {
         // systemd lists one path per StateDirectory= entry, separated by ':'; ours is the first.
         if let directory = environment["STATE_DIRECTORY"]?.split(separator: ":").first, !directory.isEmpty {
@@ -128,7 +129,8 @@ extension ConfigurationLoader {
     private func subprotocol(reader: inout SettingReader) -> String? {
         guard let name = reader.string(.subprotocol), !name.isEmpty else { return nil }
         guard name.unicodeScalars.allSatisfy(\.isHTTPTokenCharacter) else {
-            reader.reject(.subprotocol, "must be one subprotocol name: letters, digits and !#$%&'*+-.^_`|~, no spaces or commas")
+            reader.reject(
+                .subprotocol, "must be one subprotocol name: letters, digits and !#$%&'*+-.^_`|~, no spaces or commas")
             return nil
         }
         return name

@@ -38,7 +38,8 @@ package struct HandshakeHeader: Sendable, Equatable {
         }
         let name = String(line[..<colon])
         guard !name.isEmpty, name.unicodeScalars.allSatisfy(\.isHTTPTokenCharacter) else {
-            return .failure(Problem(message: "has no valid header name before the colon (letters, digits and !#$%&'*+-.^_`|~)"))
+            return .failure(
+                Problem(message: "has no valid header name before the colon (letters, digits and !#$%&'*+-.^_`|~)"))
         }
         if let reason = reservedNames[name.lowercased()] {
             return .failure(Problem(message: "sets \(name), which cannot be set here: \(reason)"))

@@ -32,8 +32,9 @@ struct HookReplaced: Sendable {
     var runner: HookRunner?
 }
 
-/// Sent down the pipeline to have an open connection verified now (the network changed, or the system slept): a ping goes out
-/// and the connection is dropped when nothing comes back within a few seconds.
+/// Sent down the pipeline to have an open connection verified now (the network changed, or the
+/// system slept): a ping goes out and the connection is dropped when nothing comes back within a
+/// few seconds.
 struct VerifyRequested: Sendable {
     /// Why, for the log: "the network changed".
     var reason: String
