@@ -38,7 +38,7 @@ extension SessionLoop {
         dialCancellation = cancellation
         setStatus(StatusLine.connecting(to: configuration))
         logger.debug("connecting to \(endpoint.redactedURL)")
-        persist { $0.state = .connecting; $0.nextAttemptAt = nil }
+        persist { $0.nextAttemptAt = nil }
 
         let dialer: WebSocketDialer
         do {
@@ -87,7 +87,6 @@ extension SessionLoop {
             logger.info("reconnecting in \(StatusLine.format(delay)) (attempt \(attempt))")
         }
         persist { state in
-            state.state = reason.isTokenRejection ? .rejected : .reconnecting
             state.connectedSince = nil
             state.reconnectAttempt = attempt
             state.nextAttemptAt = retryAt
@@ -113,7 +112,6 @@ extension SessionLoop {
         if text != status { logger.notice("no route to \(configuration.host): waiting for network") }
         setStatus(text)
         persist { state in
-            state.state = .waitingForNetwork
             state.connectedSince = nil
             state.reconnectAttempt = attempt
             state.nextAttemptAt = nil
@@ -169,7 +167,7 @@ extension SessionLoop {
 
     private func persistStopped() {
         persist { state in
-            state.state = .stopped
+            state.state = .stopped  // the process ends, whatever the machine's last state
             state.connectedSince = nil
             state.nextAttemptAt = nil
         }

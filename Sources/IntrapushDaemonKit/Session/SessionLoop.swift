@@ -45,8 +45,9 @@ struct SessionLoop {
             self.channel = channel
             dialCancellation = nil
             attachCurrentHook(to: channel)
+            let action = machine.connectionEstablished(at: .now)
             connectionOpened()
-            perform(machine.connectionEstablished(at: .now), tasks: &tasks)
+            perform(action, tasks: &tasks)
         case .dialSucceeded(let channel, _):
             channel.close(promise: nil)  // a superseded dial: not ours any more
         case .dialFailed(let reason, let dial) where dial == generation:
@@ -103,7 +104,6 @@ struct SessionLoop {
         logger.info("connected to \(configuration.endpoint.redactedURL)")
         setStatus(StatusLine.connected(to: configuration, received: receivedTotal))
         persist {
-            $0.state = .connected
             $0.connectedSince = now
             $0.reconnectAttempt = 0
             $0.nextAttemptAt = nil
@@ -119,9 +119,12 @@ struct SessionLoop {
 
     /// Changes the live-state row and queues its write on the store thread, without waiting.
     /// The hook's counters ride along with every such write (a heartbeat's, at the latest).
+    /// Writes the live state: its `state` derived from the machine, then `change`.
     func persist(_ change: (inout LiveState) -> Void) {
         let hookCounters = hooks.isEmpty ? nil : hooks.counters
+        let derived = machine.liveState
         service.storeWorker.updateLiveState { state in
+            state.state = derived
             change(&state)
             if let hookCounters { state.recordHooks(hookCounters) }
         }

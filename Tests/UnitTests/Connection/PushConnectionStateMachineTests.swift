@@ -126,10 +126,24 @@ struct PushConnectionStateMachineTests {
 
     #if DEBUG
     @Test("impossible transitions trap in debug builds: a commit result with no batch in flight")
-    func impossibleTransitionTraps() async {
+    func commitWithoutBatchTraps() async {
         await #expect(processExitsWith: .failure) {
             var machine = PushConnectionStateMachine()
             _ = machine.commitSucceeded()
+        }
+    }
+
+    @Test("impossible transitions trap in debug builds: a push or a close frame after the channel closed")
+    func frameAfterCloseTraps() async {
+        await #expect(processExitsWith: .failure) {
+            var machine = PushConnectionStateMachine()
+            _ = machine.channelClosed()
+            _ = machine.pushReceived(Push(payload: .text("x"), messageID: nil, title: nil, body: nil, receivedAt: 0))
+        }
+        await #expect(processExitsWith: .failure) {
+            var machine = PushConnectionStateMachine()
+            _ = machine.channelClosed()
+            _ = machine.closeFrameReceived(code: 1000)
         }
     }
     #endif

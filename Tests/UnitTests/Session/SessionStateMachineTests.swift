@@ -128,3 +128,27 @@ struct SessionStateMachineTests {
         #expect(StatusLine.reconnecting(in: .seconds(8), attempt: 3, reason: .unreachable("connection refused")) == "reconnecting in 8s (attempt 3): connection refused")
     }
 }
+
+@Suite("Session state machine: the live state it yields")
+struct SessionStateMachineLiveStateTests {
+    @Test("intrapush status reads the machine's state: connecting, connected, reconnecting, rejected, waiting for network")
+    func derived() {
+        let start = ContinuousClock.now
+        var session = SessionStateMachine(backoff: Backoff(minimum: .seconds(1), maximum: .seconds(60)), random: FixedRandom(value: .max))
+        #expect(session.liveState == .connecting)
+        _ = session.started()
+        #expect(session.liveState == .connecting)
+        _ = session.connectionEstablished(at: start)
+        #expect(session.liveState == .connected)
+        _ = session.connectionLost(.deadPeer, at: start + .seconds(1))
+        #expect(session.liveState == .reconnecting)
+        _ = session.reconnectDelayElapsed()
+        _ = session.connectionFailed(.handshakeRejected(status: 401), at: start)
+        #expect(session.liveState == .rejected)
+        _ = session.networkBecameUnavailable()
+        #expect(session.liveState == .waitingForNetwork)
+        _ = session.shutdownRequested()
+        #expect(session.liveState == .stopped)
+    }
+}
+
