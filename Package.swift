@@ -37,7 +37,7 @@ let package = Package(
         // retention pruning. The daemon writes through it; the CLI reads and marks.
         .target(name: "IntrapushStore", dependencies: ["CSQLite", "CIntrapushSearch", "CLinux"]),
         // The CLI's side: queries, follow, marks, tables, JSON, CSV and the status report.
-        .target(name: "IntrapushQuery", dependencies: ["IntrapushStore", "IntrapushConfiguration"]),
+        .target(name: "IntrapushQuery", dependencies: ["IntrapushStore", "IntrapushConfiguration", "IntrapushSupport"]),
         // The daemon's kit: the session and its machines, the NIO connection, network awareness,
         // hooks, systemd, and the services that wire them. A hook reads a notification as the
         // CLI's JSON record, hence IntrapushQuery.

@@ -3,7 +3,8 @@ import CLinux
 import Glibc
 #endif
 
-/// Wakes a thread out of poll(2) from any other thread: the hook thread, the netlink thread.
+/// Wakes a thread out of poll(2) from any other thread or a signal handler: the hook thread, the
+/// netlink thread, `intrapush follow` on SIGINT/SIGTERM.
 /// Both ends are non-blocking and close-on-exec; they close when the last holder lets go, so a
 /// late `wake()` never writes to a descriptor number reused by someone else.
 package final class WakeupPipe: Sendable {
@@ -14,7 +15,9 @@ package final class WakeupPipe: Sendable {
 
     /// Put in the poll set with `POLLIN`: readable once woken.
     package let readDescriptor: Int32
-    private let writeDescriptor: Int32
+    /// For a signal handler, which may only write(2) one byte to it (async-signal-safe);
+    /// everything else calls `wake()`.
+    package let writeDescriptor: Int32
 
     package init() throws(CreationError) {
         var descriptors: [Int32] = [-1, -1]

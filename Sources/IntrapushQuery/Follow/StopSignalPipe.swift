@@ -1,15 +1,18 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import IntrapushSupport
 
 /// The self-pipe trick for SIGINT and SIGTERM: the handler writes one byte (write(2) is
 /// async-signal-safe) and the poll loop sees the pipe become readable. Unlike a flag checked
 /// before poll(), no signal can slip in between the check and the wait.
 final class StopSignalPipe: Sendable {
-    let readDescriptor: Int32
+    private let pipe: WakeupPipe?
+    /// In the poll set; -1 (skipped by poll) when no pipe could be made.
+    var readDescriptor: Int32 { pipe?.readDescriptor ?? -1 }
 
-    private init(readDescriptor: Int32) {
-        self.readDescriptor = readDescriptor
+    private init(pipe: WakeupPipe?) {
+        self.pipe = pipe
     }
 
     // Written once before the handlers are installed, read only by the handler.
@@ -19,16 +22,11 @@ final class StopSignalPipe: Sendable {
     /// Installs the handlers once per process and returns the pipe.
     static func install() -> StopSignalPipe {
         if let installed { return installed }
-        var descriptors: [Int32] = [-1, -1]
-        guard pipe(&descriptors) == 0 else {
+        guard let pipe = try? WakeupPipe() else {
             // Without a pipe the default actions stay: the signals still end the process.
-            return StopSignalPipe(readDescriptor: -1)
+            return StopSignalPipe(pipe: nil)
         }
-        for descriptor in descriptors {
-            _ = fcntl(descriptor, F_SETFD, FD_CLOEXEC)
-            _ = fcntl(descriptor, F_SETFL, O_NONBLOCK)
-        }
-        writeDescriptor = descriptors[1]
+        writeDescriptor = pipe.writeDescriptor
         var action = sigaction()
         action.__sigaction_handler.sa_handler = { _ in
             var byte: UInt8 = 1
@@ -43,8 +41,8 @@ final class StopSignalPipe: Sendable {
         sigaddset(&stopSignals, SIGINT)
         sigaddset(&stopSignals, SIGTERM)
         sigprocmask(SIG_UNBLOCK, &stopSignals, nil)
-        let pipe = StopSignalPipe(readDescriptor: descriptors[0])
-        installed = pipe
-        return pipe
+        let stop = StopSignalPipe(pipe: pipe)
+        installed = stop
+        return stop
     }
 }
