@@ -44,9 +44,12 @@ extension PushConnectionHandler {
             .hop(to: context.eventLoop)
             .assumeIsolated()
             .whenComplete { result in
-                // After handlerRemoved there is no context; the machine is `closed` by then.
+                // After handlerRemoved there is no context and the machine is `closed`: nothing
+                // can be acknowledged, but the rows are stored and their hook still runs.
                 guard let context = self.context else {
-                    if case .success = result { _ = self.machine.commitSucceeded() }
+                    if case .success(let outcomes) = result, let batch = self.machine.commitSucceeded().handToHook {
+                        self.hook?.submit(batch, outcomes: outcomes)
+                    }
                     return
                 }
                 switch result {
