@@ -14,6 +14,7 @@ struct Intrapush: ParsableCommand {
         discussion: """
             The database is found like the daemon finds it: --database, else $INTRAPUSH_DATABASE, \
             else the database key of /etc/intrapush/intrapush.conf (or --config, $INTRAPUSH_CONFIG). \
+            --database and --config may come before the command too (intrapush --database X list). \
             Only mark-read writes to it; nothing here ever blocks the daemon.
 
             Exit statuses: 0 success, 1 not found, 2 usage error, 65 not an intrapush database or a \
@@ -27,11 +28,12 @@ struct Intrapush: ParsableCommand {
         ]
     )
 
-    /// ArgumentParser's own `main`, except that usage errors exit 2 (as documented in intrapush(1)) instead of 64,
-    /// and our failures print one sentence prefixed with the program's name.
+    /// ArgumentParser's own `main`, except that usage errors exit 2 (as documented in intrapush(1))
+    /// instead of 64, our failures print one sentence prefixed with the program's name, and
+    /// `--database`/`--config` may come before the command.
     static func main() {
         do {
-            var command = try parseAsRoot()
+            var command = try parseAsRoot(LeadingOptions.moved(Array(CommandLine.arguments.dropFirst())))
             try command.run()
         } catch let failure as CommandFailure {
             StandardError.writeLine("intrapush: \(failure.message)")

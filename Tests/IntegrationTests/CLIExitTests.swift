@@ -92,5 +92,9 @@ extension Integration.CLIExitTests {
         let since = try await runCLI(["export", "--format", "json", "--since", "2025-11-22T01:02:04Z", "--database", path], directory: directory)
         #expect(since.lines.count == 1)
         #expect(try await runCLI(["export", "--format", "xml", "--database", path], directory: directory).status == 2)
+        // --database before the command works as after it.
+        let leading = try await runCLI(["--database", path, "export", "--format", "json"], directory: directory)
+        #expect(leading.status == 0)
+        #expect(leading.stdout == json.stdout)
     }
 }
