@@ -55,17 +55,17 @@ class Row:
                    INTEROP_PUSHES=str(PUSHES), INTEROP_SUBPROTOCOL=SUBPROTOCOL, **self.stack.env)
         stderr = open(self.work / "server.log", "w")
         server = subprocess.Popen(self.stack.argv, env=env, stdout=subprocess.PIPE, stderr=stderr, text=True)
+        self.processes = [server]  # stopped by the caller, even when it never listens
         support.wait_for_port(port, server)
         self.events = support.EventLog(server.stdout, self.check_committed)
-        self.processes = [server]
         if not self.front:
             return f"127.0.0.1:{port}"
         front_port = support.free_port()
         name, argv = self.front(self.work, front_port, port, self.certificates)
         self.label += f" behind {name} (wss)"
         proxy = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=open(self.work / "proxy.log", "w"))
-        support.wait_for_port(front_port, proxy)
         self.processes.append(proxy)
+        support.wait_for_port(front_port, proxy)
         return f"localhost:{front_port}"
 
     def start_daemon(self, address, token=TOKEN, subprotocol=SUBPROTOCOL, name="daemon"):
@@ -89,8 +89,9 @@ class Row:
 
     def run(self):
         started = time.monotonic()
-        address = self.start_server()
+        self.processes = []
         try:
+            address = self.start_server()
             details = self.deliver(address)
             details += self.rejected_token(address)
         finally:
@@ -169,18 +170,18 @@ class Row:
 def subprotocol_refused(stack, daemon, work):
     """A server that does not select the subprotocol asked for fails the attempt, with a clear reason."""
     row = Row(stack, daemon, work)
-    address = row.start_server()
+    row.processes = []
     try:
-        process = row.start_daemon(address, subprotocol="other.v9", name="subprotocol")
+        address = row.start_server()
+        row.processes.append(row.start_daemon(address, subprotocol="other.v9", name="subprotocol"))
         deadline = time.monotonic() + 15
         while "did not select" not in (row.status().get("last_error") or ""):
             assert time.monotonic() < deadline, f"no subprotocol failure reported: {row.status().get('last_error')}"
             time.sleep(0.1)  # the status lives in the database; nothing to await
-        support.stop(process)
         assert not row.events.of("ack"), "pushes were taken over a connection without the subprotocol"
         return f"{row.label}: a subprotocol the server does not select fails the attempt ({row.status()['last_error']})"
     finally:
-        for process in row.processes:
+        for process in reversed(row.processes):  # the daemon first, then the proxy and the server
             support.stop(process)
 
 
