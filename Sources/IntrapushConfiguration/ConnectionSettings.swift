@@ -31,9 +31,10 @@ package struct ConnectionSettings: Sendable, Equatable, CustomStringConvertible,
     /// `ack_text` has no `{id}`: every acknowledgement is the same text (the default).
     package var isAcknowledgementFixed: Bool { !ackText.contains("{id}") }
 
-    /// The acknowledgement for a push: `ack_text` with `{id}` replaced by its id (empty without one).
+    /// The acknowledgement for a push: `ack_text` with `{id}` replaced by its id (empty without
+    /// one). Callers with a fixed text build it once instead (`isAcknowledgementFixed`).
     package func acknowledgement(for messageID: String?) -> String {
-        isAcknowledgementFixed ? ackText : ackText.replacing("{id}", with: messageID ?? "")
+        ackText.replacing("{id}", with: messageID ?? "")
     }
 
     package var description: String { endpoint.redactedURL }

@@ -37,15 +37,15 @@ class Row:
         self.database = self.work / "notifications.sqlite3"
         self.label = f"{stack.name} {stack.version}"
         self.early_acks = []  # acknowledgements the server held before the row was committed
-        self.reader = None
+        self.commit_check = None  # the driver's own read-only connection
 
     def check_committed(self, event):
         """Runs on the reader thread as each ack arrives: its push must already be in the database."""
         if event["event"] != "ack":
             return
-        if self.reader is None:
-            self.reader = sqlite3.connect(f"file:{self.database}?mode=ro", uri=True, check_same_thread=False)
-        found = self.reader.execute("SELECT 1 FROM notifications WHERE message_id = ?", (event["id"],)).fetchone()
+        if self.commit_check is None:
+            self.commit_check = sqlite3.connect(f"file:{self.database}?mode=ro", uri=True, check_same_thread=False)
+        found = self.commit_check.execute("SELECT 1 FROM notifications WHERE message_id = ?", (event["id"],)).fetchone()
         if not found:
             self.early_acks.append(event["id"])
 

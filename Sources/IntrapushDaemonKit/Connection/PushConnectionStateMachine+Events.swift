@@ -24,20 +24,13 @@ extension PushConnectionStateMachine {
         let batch = commits.committed()
         var actions = Actions(handToHook: batch)
         switch state {
-        case .open(let isReadingPaused):
+        case .open(let isReadingPaused), .draining(let isReadingPaused):
             actions.acknowledge = batch
             actions.startCommit = commits.nextBatch()
-            if isReadingPaused, commits.waiting.count < resumeReadingBelow {
-                state = .open(isReadingPaused: false)
-                actions.resumeReading = true
-            }
-        case .draining(let isReadingPaused):
-            actions.acknowledge = batch
-            actions.startCommit = commits.nextBatch()
-            if commits.isIdle {
+            if case .draining = state, commits.isIdle {
                 actions.merge(sendCloseFrame(.code(Self.normalClosure), wasReadingPaused: isReadingPaused))
             } else if isReadingPaused, commits.waiting.count < resumeReadingBelow {
-                state = .draining(isReadingPaused: false)
+                state = if case .draining = state { .draining(isReadingPaused: false) } else { .open(isReadingPaused: false) }
                 actions.resumeReading = true
             }
         case .closeSent, .closingChannel:
@@ -119,20 +112,13 @@ extension PushConnectionStateMachine {
         return Actions(reportClosed: closeReason ?? .closedByServer(code: nil))
     }
 
+    /// A close frame with `closeCode` while one may still go out, and the channel closed at once
+    /// (no answer is awaited, so no close timeout).
     private mutating func failed(_ reason: DisconnectReason, closeCode: UInt16) -> Actions {
+        guard mayWriteDataFrames else { return connectionFailed(reason) }
         closeReason = closeReason ?? reason
-        switch state {
-        case .open(let isReadingPaused), .draining(let isReadingPaused):
-            var actions = sendCloseFrame(.code(closeCode), wasReadingPaused: isReadingPaused)
-            state = .closingChannel
-            actions.closeChannel = true
-            return actions
-        case .closeSent:
-            state = .closingChannel
-            return Actions(closeChannel: true)
-        case .closingChannel, .closed:
-            return .none
-        }
+        state = .closingChannel
+        return Actions(sendClose: .code(closeCode), closeChannel: true)
     }
 
     /// Our close frame; reading resumes so that the server's answer is seen.

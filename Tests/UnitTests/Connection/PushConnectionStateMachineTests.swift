@@ -30,8 +30,7 @@ struct PushConnectionStateMachineTests {
         var machine = Machine()
         _ = machine.pushReceived(Self.push(1))
         _ = machine.pushReceived(Self.push(2))
-        #expect(machine.commitFailed("disk full") == Actions(
-            sendClose: .code(1011), scheduleCloseTimeout: true, closeChannel: true))
+        #expect(machine.commitFailed("disk full") == Actions(sendClose: .code(1011), closeChannel: true))
         #expect(machine.closeReason == .storeFailed("disk full"))
         #expect(machine.pushReceived(Self.push(3)) == .none)
         #expect(machine.uncommittedCount == 0)
