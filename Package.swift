@@ -26,16 +26,17 @@ let package = Package(
         .target(name: "CIntrapushSearch", dependencies: ["CSQLite"]),
 
         // What both programs share: the process's environment, standard error, the terminal, the
-        // clock, the wake-up pipe of the threads that sleep in poll(2).
+        // clock, the wake-up pipe of the threads that sleep in poll(2), JSON scanning and quoting.
         .target(name: "IntrapushSupport", dependencies: ["CLinux"]),
         // intrapush.conf and the environment: loading, validation, the endpoint, rendering.
         .target(
             name: "IntrapushConfiguration",
-            dependencies: [.product(name: "TOMLKit", package: "TOMLKit")]
+            dependencies: ["IntrapushSupport", .product(name: "TOMLKit", package: "TOMLKit")]
         ),
-        // The SQLite database: connection, schema and migrations, notifications, live state,
-        // retention pruning. The daemon writes through it; the CLI reads and marks.
-        .target(name: "IntrapushStore", dependencies: ["CSQLite", "CIntrapushSearch", "CLinux"]),
+        // The SQLite database: connection, schema and migrations, notifications, the outbox, live
+        // state, retention pruning. The daemon writes through it; the CLI reads (and writes only
+        // when no daemon runs to do it).
+        .target(name: "IntrapushStore", dependencies: ["CSQLite", "CIntrapushSearch", "CLinux", "IntrapushSupport"]),
         // The CLI's side: queries, follow, marks, tables, JSON, CSV and the status report.
         .target(name: "IntrapushQuery", dependencies: ["IntrapushStore", "IntrapushConfiguration", "IntrapushSupport"]),
         // The daemon's kit: the session and its machines, the NIO connection, network awareness,

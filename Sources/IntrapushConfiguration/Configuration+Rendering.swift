@@ -49,6 +49,19 @@ extension Configuration {
         } else {
             lines.append("# hello_text: unset")
         }
+        add("upstream_id_field", string: upstreamIDField)
+        add("upstream_ack_text", string: upstreamAckText ?? "")
+        if upstreamAckText == nil { lines.append("# the server does not acknowledge: a message is delivered once written") }
+        add("reply_to_field", string: replyToField)
+        add("outbox_window", String(outboxWindow))
+        if let outboxTTL { add("outbox_ttl", duration: outboxTTL) } else { add("outbox_ttl", "0") }
+        add("request_timeout", duration: requestTimeout)
+        if let readReceiptText {
+            add("read_receipt_text", string: readReceiptText)
+        } else {
+            lines.append("# read_receipt_text: unset")
+        }
+        lines.append("# control socket (beside the database): \(controlSocket)")
         return lines.joined(separator: "\n") + "\n"
     }
 

@@ -47,6 +47,21 @@ package struct Configuration: Sendable, Equatable {
     package var subprotocol: String?
     /// The first frame of every new connection, as written (`{token}` not replaced).
     package var helloText: String?
+    /// The JSON member that holds the id of a message to the server.
+    package var upstreamIDField: String
+    /// The server's acknowledgement of a message, `{id}` in it; `nil`: the server does not
+    /// acknowledge, and a message is delivered once written.
+    package var upstreamAckText: String?
+    /// The member of a server frame that names the request it answers.
+    package var replyToField: String
+    /// Messages to the server unacknowledged at once, at most.
+    package var outboxWindow: Int
+    /// How long a message to the server is tried; `nil`: forever.
+    package var outboxTTL: Duration?
+    /// How long `intrapush request` waits for the reply unless given `--timeout`.
+    package var requestTimeout: Duration
+    /// A JSON object text queued for the server when a notification is marked read.
+    package var readReceiptText: String?
 
     package init(
         host: String,
@@ -73,7 +88,14 @@ package struct Configuration: Sendable, Equatable {
         logLevel: LogLevel = .info,
         headers: [HandshakeHeader] = [],
         subprotocol: String? = nil,
-        helloText: String? = nil
+        helloText: String? = nil,
+        upstreamIDField: String = Defaults.idField,
+        upstreamAckText: String? = Defaults.upstreamAckText,
+        replyToField: String? = nil,
+        outboxWindow: Int = Defaults.outboxWindow,
+        outboxTTL: Duration? = Defaults.outboxTTL,
+        requestTimeout: Duration = Defaults.requestTimeout,
+        readReceiptText: String? = nil
     ) {
         self.host = host
         self.org = org
@@ -100,6 +122,13 @@ package struct Configuration: Sendable, Equatable {
         self.headers = headers
         self.subprotocol = subprotocol
         self.helloText = helloText
+        self.upstreamIDField = upstreamIDField
+        self.upstreamAckText = upstreamAckText
+        self.replyToField = replyToField ?? upstreamIDField
+        self.outboxWindow = outboxWindow
+        self.outboxTTL = outboxTTL
+        self.requestTimeout = requestTimeout
+        self.readReceiptText = readReceiptText
     }
 
     /// `on_notification` split into a program and its arguments; `nil` when unset (or, for a
@@ -107,6 +136,15 @@ package struct Configuration: Sendable, Equatable {
     package var hookCommand: HookCommandLine? {
         onNotification.flatMap { try? HookCommandLine(parsing: $0) }
     }
+
+    /// The Unix socket through which the CLI asks the daemon to queue and mark: beside the
+    /// database, so that the CLI finds the daemon of the database it reads, whatever names it.
+    package var controlSocket: String { Self.controlSocket(forDatabase: database) }
+
+    package static func controlSocket(forDatabase database: String) -> String { database + ".sock" }
+
+    /// A Unix socket's path holds at most this many bytes.
+    package static let longestSocketPath = 107
 }
 
 extension Configuration {
@@ -130,5 +168,11 @@ extension Configuration {
         package static let configurationFile = "/etc/intrapush/intrapush.conf"
         package static let retentionDays = 90
         package static let retentionMaxRows = 1_000_000
+        package static let upstreamAckText = "received message {id}"
+        package static let outboxWindow = 64
+        package static let outboxTTL: Duration? = .seconds(7 * 24 * 3600)
+        package static let requestTimeout: Duration = .seconds(30)
+        /// The most `outbox_window` may be: each message in flight is held in memory.
+        package static let maximumOutboxWindow = 65_536
     }
 }

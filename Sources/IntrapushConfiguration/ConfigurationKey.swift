@@ -26,8 +26,20 @@ enum ConfigurationKey: String, CaseIterable, Sendable {
     case headers
     case subprotocol
     case helloText = "hello_text"
+    case upstreamIdField = "upstream_id_field"
+    case upstreamAckText = "upstream_ack_text"
+    case replyToField = "reply_to_field"
+    case outboxWindow = "outbox_window"
+    case outboxTTL = "outbox_ttl"
+    case requestTimeout = "request_timeout"
+    case readReceiptText = "read_receipt_text"
 
     static let environmentPrefix = "INTRAPUSH_"
+
+    /// The keys of messages to the server (contract §7).
+    static let outboxKeys: Set<ConfigurationKey> = [
+        .upstreamIdField, .upstreamAckText, .replyToField, .outboxWindow, .outboxTTL, .requestTimeout, .readReceiptText,
+    ]
 
     var environmentVariable: String { Self.environmentPrefix + rawValue.uppercased() }
 

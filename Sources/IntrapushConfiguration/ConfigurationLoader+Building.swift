@@ -33,6 +33,8 @@ extension ConfigurationLoader {
             reader.report(.headers, "uses {token}, but the token has control characters, which a header cannot carry")
         }
 
+        let upstreamIDField = nonEmpty(.upstreamIdField, reader: &reader) ?? Configuration.Defaults.idField
+
         return Configuration(
             host: host ?? "",
             org: org ?? "",
@@ -51,7 +53,7 @@ extension ConfigurationLoader {
             reconnectMin: reconnectMin,
             reconnectMax: max(reconnectMin, reconnectMax),
             maxMessageSize: maxMessageSize(reader: &reader),
-            database: nonEmpty(.database, reader: &reader) ?? defaultDatabase,
+            database: database(reader: &reader),
             retentionDays: nonNegative(.retentionDays, reader: &reader) ?? Configuration.Defaults.retentionDays,
             retentionMaxRows: nonNegative(.retentionMaxRows, reader: &reader)
                 ?? Configuration.Defaults.retentionMaxRows,
@@ -59,7 +61,14 @@ extension ConfigurationLoader {
             logLevel: logLevel(reader: &reader),
             headers: headers,
             subprotocol: subprotocol(reader: &reader),
-            helloText: optionalText(.helloText, reader: &reader)
+            helloText: optionalText(.helloText, reader: &reader),
+            upstreamIDField: upstreamIDField,
+            upstreamAckText: upstreamAckText(reader: &reader),
+            replyToField: nonEmpty(.replyToField, reader: &reader) ?? upstreamIDField,
+            outboxWindow: outboxWindow(reader: &reader),
+            outboxTTL: outboxTTL(reader: &reader),
+            requestTimeout: reader.duration(.requestTimeout) ?? Configuration.Defaults.requestTimeout,
+            readReceiptText: readReceiptText(reader: &reader)
         )
     }
 

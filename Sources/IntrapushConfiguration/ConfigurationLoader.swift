@@ -13,6 +13,8 @@ package struct ConfigurationLoader: Sendable {
         /// token): TOML syntax, unknown keys and `database` are checked, other values that are
         /// bad fall back to their defaults, and the token file is not read.
         case databaseOnly
+        /// The CLI writing without a daemon: the database and the keys of messages to the server.
+        case outbox
     }
 
     /// Variables with the `INTRAPUSH_` prefix that are not keys but are ours all the same: the file
@@ -51,7 +53,11 @@ package struct ConfigurationLoader: Sendable {
         let configuration = makeConfiguration(reader: &reader, purpose: purpose, warnings: &warnings)
 
         let found = reader.problems.problems { key in
-            purpose == .daemon || key == nil || key == .database
+            switch purpose {
+            case .daemon: true
+            case .databaseOnly: key == nil || key == .database
+            case .outbox: key == nil || key == .database || key == .maxMessageSize || key.map(ConfigurationKey.outboxKeys.contains) == true
+            }
         }
         guard found.isEmpty else { throw ConfigurationError(problems: found) }
         return LoadedConfiguration(configuration: configuration, file: file?.path, warnings: warnings)
@@ -70,7 +76,7 @@ package struct ConfigurationLoader: Sendable {
             return file
         case .failure(let failure) where namedPath == nil && failure.isMissing:
             return nil
-        case .failure(let failure) where namedPath == nil && purpose == .databaseOnly:
+        case .failure(let failure) where namedPath == nil && purpose != .daemon:
             warnings.append("\(path): cannot read the configuration file (\(failure.reason)); using the environment and defaults")
             return nil
         case .failure(let failure):

@@ -25,6 +25,12 @@ package struct ConnectionSettings: Sendable, Equatable, CustomStringConvertible,
     package var idField: String
     /// The largest frame, or fragmented message, accepted.
     package var maxMessageSize: Int
+    /// The server's acknowledgement of a message to it, `{id}` in it; `nil`: none is sent.
+    package var upstreamAckText: String?
+    /// The member of a server frame that names the request it answers.
+    package var replyToField: String
+    /// Messages to the server unacknowledged at once, at most.
+    package var outboxWindow: Int
 
     package var usesTLS: Bool { endpoint.scheme == "wss" }
 
@@ -56,7 +62,10 @@ extension Configuration {
             deadPeerTimeout: deadPeerTimeout,
             ackText: ackText,
             idField: idField,
-            maxMessageSize: maxMessageSize
+            maxMessageSize: maxMessageSize,
+            upstreamAckText: upstreamAckText,
+            replyToField: replyToField,
+            outboxWindow: outboxWindow
         )
     }
 }

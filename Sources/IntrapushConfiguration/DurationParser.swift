@@ -43,7 +43,7 @@ package enum DurationParser {
     }
 
     /// The text `parse` reads back to the same value: `"10s"`, `"250ms"`, `"0.0005s"`.
-    static func format(_ duration: Duration) -> String {
+    package static func format(_ duration: Duration) -> String {
         let (seconds, attoseconds) = duration.components
         let nanoseconds = attoseconds / 1_000_000_000
         if nanoseconds == 0 {

@@ -82,8 +82,8 @@ struct SettingReader {
         }
     }
 
-    /// A duration greater than zero.
-    mutating func duration(_ key: ConfigurationKey) -> Duration? {
+    /// A duration greater than zero (or zero itself, where that means "never").
+    mutating func duration(_ key: ConfigurationKey, allowsZero: Bool = false) -> Duration? {
         let parsed: Duration?
         switch settings[key]?.value {
         case nil: return nil
@@ -102,8 +102,8 @@ struct SettingReader {
             }
             return nil
         }
-        guard parsed > .zero else {
-            reject(key, "must be greater than 0")
+        guard parsed > .zero || (allowsZero && parsed == .zero) else {
+            reject(key, allowsZero ? "must be 0 or more" : "must be greater than 0")
             return nil
         }
         return parsed

@@ -9,12 +9,17 @@ package struct CommandFailure: Error, Sendable, Equatable, CustomStringConvertib
     package enum Kind: Int32, Sendable {
         case notFound = 1
         case usage = 2
-        /// Not an intrapush database, damaged, or a newer schema (EX_DATAERR).
-        case badDatabase = 65
+        /// Bad data (EX_DATAERR): not an intrapush database, damaged, or a newer schema; a
+        /// message for the server that is not a JSON object, or too large.
+        case dataError = 65
         /// No database file (EX_NOINPUT).
         case noDatabase = 66
+        /// intrapushd is not running and the message could not be queued without it (EX_UNAVAILABLE).
+        case unavailable = 69
         /// The database could not be read or written (EX_IOERR).
         case ioError = 74
+        /// Try again later (EX_TEMPFAIL): a message with that id still waits; no reply in time.
+        case temporaryFailure = 75
         /// Permission denied (EX_NOPERM).
         case permissionDenied = 77
         /// The configuration file is broken (EX_CONFIG).
@@ -37,7 +42,7 @@ package struct CommandFailure: Error, Sendable, Equatable, CustomStringConvertib
         case let failure as CommandFailure:
             return failure
         case let error as SchemaVersionError:
-            return CommandFailure(.badDatabase, "\(path): \(error)")
+            return CommandFailure(.dataError, "\(path): \(error)")
         case let error as UninitializedDatabaseError:
             return CommandFailure(.noDatabase, error.description)
         case let error as DatabaseError:
@@ -49,7 +54,7 @@ package struct CommandFailure: Error, Sendable, Equatable, CustomStringConvertib
 
     private static func database(_ error: DatabaseError, path: String, writing: Bool) -> CommandFailure {
         if error.isCorrupt {
-            return CommandFailure(.badDatabase, "\(path) is not an intrapush database, or it is damaged (\(error.message))")
+            return CommandFailure(.dataError, "\(path) is not an intrapush database, or it is damaged (\(error.message))")
         }
         if error.isReadOnly || (error.isCannotOpen && access(path, writing ? W_OK : R_OK) != 0 && errno == EACCES) {
             let need = writing ? "write" : "read"

@@ -42,6 +42,20 @@ package struct DatabaseLocator: Sendable {
         }
     }
 
+    /// What `send`, `request` and `mark-read` need: the database, and the configuration's keys of
+    /// messages to the server (for writing when no daemon runs).
+    package func writer(database: String?, configurationFile: String?) throws(CommandFailure) -> DaemonWriter {
+        let path = try locate(database: database, configurationFile: configurationFile).path
+        let loader = ConfigurationLoader(environment: environment, defaultFile: defaultConfigurationFile)
+        do {
+            let loaded = try loader.load(explicitPath: configurationFile, purpose: .outbox)
+            return DaemonWriter(databasePath: path, configuration: loaded.configuration)
+        } catch {
+            let problems = error.problems.map { "\($0)" }.joined(separator: "; ")
+            throw CommandFailure(.configuration, "the configuration is not usable: \(problems)")
+        }
+    }
+
     /// Fails with "no database" (66) before SQLite gets to say something vaguer.
     package static func requireExisting(_ path: String) throws(CommandFailure) {
         var info = stat()

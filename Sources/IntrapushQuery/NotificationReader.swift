@@ -134,11 +134,3 @@ package final class NotificationReader {
         return statement.int64(at: 0)
     }
 }
-
-/// The file is an SQLite database that no intrapushd has set up (its `user_version` is 0).
-package struct UninitializedDatabaseError: Error, Sendable, CustomStringConvertible {
-    package let path: String
-    package var description: String {
-        "\(path) has no intrapush tables yet; intrapushd creates them when it first starts"
-    }
-}

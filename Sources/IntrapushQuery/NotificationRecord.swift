@@ -1,3 +1,4 @@
+import IntrapushSupport
 import IntrapushStore
 /// One row of the public `notifications` table, as the CLI reads it.
 package struct NotificationRecord: Sendable, Equatable {

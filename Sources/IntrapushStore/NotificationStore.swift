@@ -17,6 +17,8 @@ package final class NotificationStore: @unchecked Sendable {
     private let healthQuery: Statement
     /// Made on the first `pruneBatch`, so that a store that never prunes prepares nothing for it.
     var retentionPruner: RetentionPruner?
+    /// The outbox's statements, prepared on first use.
+    package private(set) lazy var outbox = OutboxTable(connection: connection)
 
     static let insertSQL = """
         INSERT INTO notifications (message_id, received_at, payload, title, body)
@@ -107,6 +109,10 @@ package final class NotificationStore: @unchecked Sendable {
     }
 
     private func insert(_ push: Push) throws -> StoreOutcome {
+        if let request = push.answersRequest {
+            _ = try outbox.storeReply(rowID: request, reply: push.text, at: push.receivedAt)
+            return .reply
+        }
         let statement = insertNotification
         defer { statement.reset() }
         try statement.bind(push.messageID, at: 1)

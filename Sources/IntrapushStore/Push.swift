@@ -16,6 +16,11 @@ package struct Push: Sendable, Equatable {
     package var body: String?
     /// Unix time in milliseconds when the frame was received.
     package var receivedAt: Int64
+    /// The string member `reply_to_field` of a JSON object payload: the request it may answer.
+    package var inReplyTo: String?
+    /// The outbox row of the waiting request this frame answers: it is stored there as the
+    /// reply, not as a notification. Set by the daemon, which knows what waits.
+    package var answersRequest: Int64?
 
     package init(payload: Payload, messageID: String?, title: String?, body: String?, receivedAt: Int64) {
         self.payload = payload
@@ -23,6 +28,14 @@ package struct Push: Sendable, Equatable {
         self.title = title
         self.body = body
         self.receivedAt = receivedAt
+    }
+
+    /// The payload as text (binary frames as UTF-8 with replacement), for a reply's row.
+    package var text: String {
+        switch payload {
+        case .text(let text): text
+        case .binary(let bytes): String(decoding: bytes, as: UTF8.self)
+        }
     }
 }
 
@@ -32,4 +45,6 @@ package enum StoreOutcome: Sendable, Equatable {
     case inserted(rowID: Int64)
     /// A row with the same message id already existed; nothing was written.
     case duplicate
+    /// A reply, stored in its request's outbox row (or already there, when redelivered).
+    case reply
 }

@@ -68,6 +68,39 @@ package enum Schema {
                 ALTER TABLE daemon_state ADD COLUMN hook_dropped INTEGER NOT NULL DEFAULT 0;
                 """
         ),
+        Migration(
+            version: 4,
+            summary: "the outbox: messages for the server",
+            // A public table like notifications (README, "The outbox"). `id` is the queue order;
+            // AUTOINCREMENT so that an id is never reused after pruning (the daemon reads on from
+            // the last id it loaded).
+            // A message id may be queued again once the earlier one is finished, hence a partial
+            // unique index on what still waits (a request waits until its reply).
+            sql: """
+                CREATE TABLE outbox (
+                    id INTEGER PRIMARY KEY AUTOINCREMENT,
+                    message_id TEXT NOT NULL,
+                    kind TEXT NOT NULL CHECK (kind IN ('message', 'request', 'read_receipt')),
+                    payload TEXT NOT NULL,
+                    state TEXT NOT NULL CHECK (state IN ('queued', 'sent', 'delivered', 'replied', 'expired')),
+                    queued_at INTEGER NOT NULL,
+                    expires_at INTEGER,
+                    attempts INTEGER NOT NULL DEFAULT 0,
+                    sent_at INTEGER,
+                    delivered_at INTEGER,
+                    reply TEXT,
+                    replied_at INTEGER,
+                    expired_at INTEGER
+                );
+                CREATE UNIQUE INDEX outbox_waiting_message_id ON outbox(message_id)
+                    WHERE state IN ('queued', 'sent') OR (kind = 'request' AND state = 'delivered');
+                CREATE INDEX outbox_undelivered ON outbox(id) WHERE state IN ('queued', 'sent');
+                CREATE INDEX outbox_expiry ON outbox(expires_at)
+                    WHERE expires_at IS NOT NULL
+                    AND (state IN ('queued', 'sent') OR (kind = 'request' AND state = 'delivered'));
+                CREATE INDEX outbox_finished ON outbox(queued_at) WHERE state IN ('delivered', 'replied', 'expired');
+                """
+        ),
     ]
 
     package static let migrator = Migrator(migrations: migrations)

@@ -17,3 +17,16 @@ package struct SchemaVersionError: Error, Sendable, Equatable, CustomStringConve
             + "(\(supportedVersion)); upgrade intrapush"
     }
 }
+
+/// The file is an SQLite database that no intrapushd has set up (its `user_version` is 0).
+package struct UninitializedDatabaseError: Error, Sendable, CustomStringConvertible {
+    package let path: String
+
+    package init(path: String) {
+        self.path = path
+    }
+
+    package var description: String {
+        "\(path) has no intrapush tables yet; intrapushd creates them when it first starts"
+    }
+}

@@ -61,8 +61,12 @@ extension DevServerCommand {
         var echoHeartbeats = false
         @Option(help: "The clients' ack text; {id} stands for the message id.")
         var ackText = "received message"
-        @Option(help: "Check that every acknowledged message id is already in this SQLite database.")
+        @Option(help: "Check that every acknowledged message id is already in this SQLite database (and every message from the client in its outbox).")
         var verifyDatabase: String?
+        @Option(help: "The acknowledgement of a message from the client; {id} stands for its id; empty: none.")
+        var upstreamAckText = "received message {id}"
+        @Flag(help: "Answer every message from the client with {\"id\":…,\"echo\":…}.")
+        var echoUpstream = false
 
         func validate() throws {
             guard ServerAddress(parsing: listen) != nil else {
@@ -81,7 +85,9 @@ extension DevServerCommand {
                 heartbeatText: heartbeatText,
                 echoesHeartbeats: echoHeartbeats,
                 acknowledgementTemplate: ackText,
-                verifyDatabasePath: verifyDatabase
+                verifyDatabasePath: verifyDatabase,
+                upstreamAcknowledgementTemplate: upstreamAckText,
+                echoesUpstream: echoUpstream
             )
             let server = try await DevServer.bind(configuration: configuration)
             print("listening on \(server.localAddress)")

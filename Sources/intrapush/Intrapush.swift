@@ -10,21 +10,26 @@ import IntrapushSupport
 struct Intrapush: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "intrapush",
-        abstract: "Read, follow and mark the notifications that intrapushd stored.",
+        abstract: "Read, follow and mark the notifications that intrapushd stored; send messages to the server.",
         discussion: """
             The database is found like the daemon finds it: --database, else $INTRAPUSH_DATABASE, \
             else the database key of /etc/intrapush/intrapush.conf (or --config, $INTRAPUSH_CONFIG). \
             --database and --config may come before the command too (intrapush --database X list). \
-            Only mark-read writes to it; nothing here ever blocks the daemon.
+            Reading never blocks the daemon. send, request and mark-read ask intrapushd to write, \
+            through its control socket beside the database; only when it is not running do they \
+            write themselves, which needs write access to the database.
 
-            Exit statuses: 0 success, 1 not found, 2 usage error, 65 not an intrapush database or a \
-            newer schema, 66 no database, 74 I/O error, 77 permission denied, 78 configuration error.
+            Exit statuses: 0 success, 1 not found, 2 usage error, 65 bad data (not an intrapush \
+            database, a newer schema, a message that is not a JSON object), 66 no database, 69 \
+            intrapushd not running and the write impossible without it, 74 I/O error, 75 try again \
+            (a message with that id waits; no reply in time), 77 permission denied, 78 configuration error.
 
             Shell completions: intrapush --generate-completion-script bash|zsh|fish
             """,
         subcommands: [
             ListCommand.self, ShowCommand.self, CountCommand.self, FollowCommand.self,
             MarkReadCommand.self, StatusCommand.self, ExportCommand.self,
+            SendCommand.self, RequestCommand.self, OutboxCommand.self,
         ]
     )
 

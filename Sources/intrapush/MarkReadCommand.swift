@@ -5,11 +5,13 @@ import IntrapushSupport
 struct MarkReadCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "mark-read",
-        abstract: "Mark notifications read (sets read_at).",
+        abstract: "Mark notifications read (sets read_at); queues read receipts when configured.",
         discussion: """
-            The only command that writes: it needs write access to the database and its directory. \
-            A notification already read keeps its first read_at. Exits 1 when an id does not exist \
-            (the others are still marked).
+            Asks intrapushd to mark them, which members of its group may do; when it is not \
+            running, marks them directly, which needs write access to the database. A notification \
+            already read keeps its first read_at. With read_receipt_text set, each notification \
+            newly read that has a message id queues one receipt for the server. Exits 1 when an id \
+            does not exist (the others are still marked).
 
             Examples:
               intrapush mark-read 41 42
@@ -31,28 +33,17 @@ struct MarkReadCommand: ParsableCommand {
     }
 
     func run() throws {
-        let path = try location.locate().path
-        try DatabaseLocator.requireExisting(path)
-        let now = WallClock.nowMilliseconds()
+        let writer = try location.writer()
+        let (outcome, _) = try writer.markRead(ids: all ? nil : ids)
         let output = StandardOutput()
-        do {
-            let marker = try NotificationMarker(path: path)
-            if all {
-                let marked = try marker.markAllRead(at: now)
-                output.write("marked \(marked) notification\(marked == 1 ? "" : "s") read\n")
-                return
-            }
-            let outcome = try marker.markRead(ids: ids, at: now)
-            output.write("marked \(outcome.marked) notification\(outcome.marked == 1 ? "" : "s") read"
-                + (outcome.alreadyRead > 0 ? " (\(outcome.alreadyRead) already read)" : "") + "\n")
-            if !outcome.missing.isEmpty {
-                output.flush()
-                let list = outcome.missing.map(String.init).joined(separator: ", ")
-                throw CommandFailure(.notFound, "no notification with id \(list) in \(path)")
-            }
-        } catch {
-            // Passes a CommandFailure (the ids not found) through as it is.
-            throw CommandFailure.database(error, path: path, writing: true)
+        var line = "marked \(outcome.marked) notification\(outcome.marked == 1 ? "" : "s") read"
+        if outcome.alreadyRead > 0 { line += " (\(outcome.alreadyRead) already read)" }
+        if outcome.receipts > 0 { line += "; \(outcome.receipts) read receipt\(outcome.receipts == 1 ? "" : "s") queued" }
+        output.write(line + "\n")
+        if !outcome.missing.isEmpty {
+            output.flush()
+            let list = outcome.missing.map(String.init).joined(separator: ", ")
+            throw CommandFailure(.notFound, "no notification with id \(list) in \(writer.databasePath)")
         }
     }
 }

@@ -46,11 +46,26 @@ struct Daemon {
         )
         // One event loop thread carries the single connection; the store has its own thread.
         let eventLoops = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        // The outbox and the control socket share the connection's loop: no locks between them.
+        let outbox = OutboxCoordinator(
+            eventLoop: eventLoops.next(), storeWorker: storeWorker, settings: configuration.outbox, logger: logger)
+        let control: ControlServer
+        do {
+            try await outbox.start()
+            control = try await ControlServer.bind(path: configuration.controlSocket, outbox: outbox, logger: logger)
+        } catch let error as ControlSocketInUse {
+            logger.error("\(error)")
+            throw ExitCode(75)
+        } catch {
+            logger.error("cannot listen on the control socket \(configuration.controlSocket): \(error)")
+            throw ExitCode(71)
+        }
+        defer { control.close() }
         let session = SessionService(
-            configuration: configuration, group: eventLoops, storeWorker: storeWorker,
+            configuration: configuration, group: eventLoops, storeWorker: storeWorker, outbox: outbox,
             notifier: notifier, logger: logger, logLevel: logLevel, reloadConfiguration: reload
         )
-        var services: [any Service] = [session, RetentionService(storeWorker: storeWorker, logger: logger)]
+        var services: [any Service] = [session, RetentionService(storeWorker: storeWorker, logger: logger), control]
         if let watchdog = WatchdogService(
             notifier: notifier, group: eventLoops, session: session, storeWorker: storeWorker, logger: logger
         ) {
@@ -67,6 +82,7 @@ struct Daemon {
         let group = ServiceGroup(configuration: groupConfiguration)
         logger.info("started; database \(configuration.database), server \(configuration.endpoint.redactedURL)")
         try await group.run()  // the session sends READY=1 once the signals are trapped
+        outbox.stop()
         await storeWorker.shutdown()
         try? await eventLoops.shutdownGracefully()
         logger.info("stopped")

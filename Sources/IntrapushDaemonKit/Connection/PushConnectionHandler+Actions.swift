@@ -9,6 +9,7 @@ extension PushConnectionHandler {
             acknowledge(batch, context: context)
         }
         if let batch = actions.handToHook {
+            outbox?.committed(batch)
             // After the acknowledgements are flushed, and even when none could go: the rows are
             // stored, and the server's redelivery would be a duplicate that runs no hook.
             hook?.submit(batch, outcomes: outcomes)
@@ -36,6 +37,9 @@ extension PushConnectionHandler {
         }
         if let reason = actions.reportClosed {
             events.send(.closed(reason))
+        }
+        if machine.state != .open(isReadingPaused: false), machine.state != .open(isReadingPaused: true) {
+            outbox?.detach(self)  // closing: nothing more for the server on this connection
         }
     }
 
@@ -88,5 +92,23 @@ extension PushConnectionHandler {
     func write(_ opcode: WebSocketOpcode, data: ByteBuffer, context: ChannelHandlerContext) {
         let frame = WebSocketFrame(fin: true, opcode: opcode, maskKey: maskingKeys.next(), data: data)
         context.write(wrapOutboundOut(frame), promise: nil)
+    }
+}
+
+extension PushConnectionHandler: OutboxSender {
+    func sendUpstream(_ entries: [OutboxEntry]) -> Bool {
+        guard let context, case .open = machine.state, context.channel.isActive else { return false }
+        for entry in entries {
+            write(.text, data: context.channel.allocator.buffer(string: entry.text), context: context)
+        }
+        context.flush()
+        return true
+    }
+
+    func outboxFailed(_ detail: String) {
+        guard let context else { return }
+        // Not `commitFailed`: a batch of pushes may still be committing, and will be acknowledged
+        // by nobody (the channel closes); the server delivers it again.
+        perform(machine.connectionFailed(.storeFailed(detail)), context: context)
     }
 }

@@ -27,6 +27,9 @@ final class PushConnectionHandler: ChannelInboundHandler, RemovableChannelHandle
     private let heartbeatBytes: [UInt8]
     /// Built once when every acknowledgement is the same text: no per-push formatting.
     let fixedAcknowledgement: ByteBuffer?
+    /// Messages to the server go through it; `nil` in tests that exercise the push path alone.
+    let outbox: OutboxCoordinator?
+    let upstreamAcknowledgement: UpstreamAcknowledgement?
 
     var context: ChannelHandlerContext?
     var machine: PushConnectionStateMachine
@@ -39,10 +42,13 @@ final class PushConnectionHandler: ChannelInboundHandler, RemovableChannelHandle
 
     init(
         settings: ConnectionSettings, committer: any PushCommitter, events: ConnectionEventSink,
-        hook: HookRunner? = nil, logger: Logger, machine: PushConnectionStateMachine = .init()
+        hook: HookRunner? = nil, outbox: OutboxCoordinator? = nil, logger: Logger,
+        machine: PushConnectionStateMachine = .init()
     ) {
         self.settings = settings
-        self.decoder = PushDecoder(idField: settings.idField)
+        self.decoder = PushDecoder(idField: settings.idField, replyToField: settings.replyToField)
+        self.outbox = outbox
+        self.upstreamAcknowledgement = outbox == nil ? nil : UpstreamAcknowledgement(template: settings.upstreamAckText)
         self.committer = committer
         self.events = events
         self.hook = hook
@@ -79,8 +85,17 @@ final class PushConnectionHandler: ChannelInboundHandler, RemovableChannelHandle
             if frame.opcode == .text, payload.readableBytesView.elementsEqual(heartbeatBytes) {
                 return  // the server's heartbeat echo: proves it alive, nothing to store
             }
+            if frame.opcode == .text, let outbox, let upstreamAcknowledgement,
+                let messageID = payload.withUnsafeReadableBytes(upstreamAcknowledgement.messageID(in:)),
+                outbox.acknowledgementReceived(messageID)
+            {
+                return  // the server acknowledged a message of ours: not a push
+            }
             let receivedAt = WallClock.nowMilliseconds()
-            let push = payload.withUnsafeReadableBytes { decoder.decode(frame: $0, receivedAt: receivedAt) }
+            var push = payload.withUnsafeReadableBytes { decoder.decode(frame: $0, receivedAt: receivedAt) }
+            if let inReplyTo = push.inReplyTo, let request = outbox?.requestAnswered(by: inReplyTo) {
+                push.answersRequest = request
+            }
             perform(machine.pushReceived(push), context: context)
         case .ping:
             // A control frame: allowed even after our close (RFC 6455 §5.5.1 forbids data frames).
@@ -124,6 +139,8 @@ final class PushConnectionHandler: ChannelInboundHandler, RemovableChannelHandle
                 write(.text, data: context.channel.allocator.buffer(string: hello), context: context)
                 context.flush()
             }
+            // After the hello: what waits for the server goes out now, in queue order.
+            outbox?.attach(self, window: settings.outboxWindow, acknowledges: settings.upstreamAckText != nil)
         case let request as CloseRequested:
             perform(machine.closeRequested(request.reason), context: context)
         case let replaced as HookReplaced:

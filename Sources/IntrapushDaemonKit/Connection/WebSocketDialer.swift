@@ -88,21 +88,24 @@ package struct PushConnectionHandlerFactory: Sendable {
     let events: ConnectionEventSink
     /// Runs `on_notification` for what the connection stored; replaced later with `HookReplaced`.
     let hook: HookRunner?
+    let outbox: OutboxCoordinator?
     let logger: Logger
 
     package init(
         settings: ConnectionSettings, committer: any PushCommitter, events: ConnectionEventSink,
-        hook: HookRunner? = nil, logger: Logger
+        hook: HookRunner? = nil, outbox: OutboxCoordinator? = nil, logger: Logger
     ) {
         self.settings = settings
         self.committer = committer
         self.events = events
         self.hook = hook
+        self.outbox = outbox
         self.logger = logger
     }
 
     func makeHandler() -> PushConnectionHandler {
-        PushConnectionHandler(settings: settings, committer: committer, events: events, hook: hook, logger: logger)
+        PushConnectionHandler(
+            settings: settings, committer: committer, events: events, hook: hook, outbox: outbox, logger: logger)
     }
 }
 

@@ -119,10 +119,17 @@ package final class StoreWorker: PushCommitter, Sendable {
 extension LiveState {
     mutating func recordBatch(_ pushes: [Push], outcomes: [StoreOutcome]) {
         var duplicates: Int64 = 0
-        for outcome in outcomes where outcome == .duplicate { duplicates += 1 }
+        var stored: Int64 = 0
+        for outcome in outcomes {
+            switch outcome {
+            case .inserted: stored += 1
+            case .duplicate: duplicates += 1
+            case .reply: break  // stored in the outbox, not a notification
+            }
+        }
         receivedTotal += Int64(pushes.count)
         duplicateTotal += duplicates
-        storedTotal += Int64(pushes.count) - duplicates
+        storedTotal += stored
         lastPushAt = pushes.last?.receivedAt ?? lastPushAt
         updatedAt = WallClock.nowMilliseconds()
     }

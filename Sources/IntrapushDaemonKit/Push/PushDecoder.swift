@@ -1,3 +1,4 @@
+import IntrapushSupport
 import IntrapushStore
 /// Turns a frame into a `Push`: the message id from `idField`, the title, and the body
 /// (`body`, else `content`, else `message`) when the payload is a JSON object.
@@ -7,12 +8,18 @@ import IntrapushStore
 /// frame must not stop the daemon.
 package struct PushDecoder: Sendable, Equatable {
     package let idField: String
-    /// `idField`, then the members the title and body come from, in order of preference.
+    /// The member naming the request a reply answers (`reply_to_field`).
+    package let replyToField: String
+    /// `idField`, then the members the title and body come from, in order of preference, then
+    /// `replyToField` when it is another member.
     private let wantedKeys: [[UInt8]]
 
-    package init(idField: String = "id") {
+    package init(idField: String = "id", replyToField: String? = nil) {
         self.idField = idField
-        self.wantedKeys = [Array(idField.utf8), Array("title".utf8), Array("body".utf8), Array("content".utf8), Array("message".utf8)]
+        self.replyToField = replyToField ?? idField
+        var keys = [Array(idField.utf8), Array("title".utf8), Array("body".utf8), Array("content".utf8), Array("message".utf8)]
+        if self.replyToField != idField { keys.append(Array(self.replyToField.utf8)) }
+        self.wantedKeys = keys
     }
 
     package func decode(text: String, receivedAt: Int64) -> Push {
@@ -46,6 +53,7 @@ package struct PushDecoder: Sendable, Equatable {
         push.messageID = members[0].flatMap(Self.identifier)
         push.title = members[1].flatMap(Self.text)
         push.body = members[2].flatMap(Self.text) ?? members[3].flatMap(Self.text) ?? members[4].flatMap(Self.text)
+        push.inReplyTo = members[members.count == 6 ? 5 : 0].flatMap(Self.text)
     }
 
     /// A string or number member as a message id; numbers as their decimal value.
@@ -57,6 +65,8 @@ package struct PushDecoder: Sendable, Equatable {
             if let integer = Int64(text) { return String(integer) }
             if let integer = UInt64(text) { return String(integer) }
             return Double(text).map { String(describing: $0) }
+        case .other:
+            return nil
         }
     }
 

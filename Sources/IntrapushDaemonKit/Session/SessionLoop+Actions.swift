@@ -53,6 +53,7 @@ extension SessionLoop {
             committer: service.storeWorker,
             events: ConnectionEventSink { event in service.send(.connection(event, generation: dialGeneration)) },
             hook: hooks.current,
+            outbox: service.outbox,
             logger: logger
         )
         tasks.addTask {
@@ -149,6 +150,7 @@ extension SessionLoop {
         if new.database != configuration.database {
             logger.warning("database moves to \(new.database) only after a restart")
         }
+        service.outbox.settingsChanged(new.outbox)
         service.logLevel.level = new.logLevel.loggerLevel
         if requiresReconnect { dialer = nil }  // a new ca_file or host needs a new one
         configuration = new

@@ -26,6 +26,8 @@ package final class SessionService: Service, Sendable {
 
     let group: any EventLoopGroup
     let storeWorker: StoreWorker
+    /// Messages to the server: attached to each connection once it opens.
+    let outbox: OutboxCoordinator
     let notifier: SystemdNotifier
     let logger: Logger
     let logLevel: LogLevelControl
@@ -37,6 +39,7 @@ package final class SessionService: Service, Sendable {
         configuration: Configuration,
         group: any EventLoopGroup,
         storeWorker: StoreWorker,
+        outbox: OutboxCoordinator,
         notifier: SystemdNotifier,
         logger: Logger,
         logLevel: LogLevelControl,
@@ -45,6 +48,7 @@ package final class SessionService: Service, Sendable {
         self.initialConfiguration = configuration
         self.group = group
         self.storeWorker = storeWorker
+        self.outbox = outbox
         self.notifier = notifier
         self.logger = logger
         self.logLevel = logLevel

@@ -34,6 +34,26 @@ struct APIRouter {
             return steadyResponse(query: target.query, allocator: allocator)
         case (.GET, "/stats"):
             return statsResponse()
+        case (.GET, "/upstream"):
+            return .json(.ok, hub.upstreamJSON())
+        case (.POST, "/upstream/reply"):
+            guard let messageID = target.query["to"], !messageID.isEmpty else {
+                return .error(.badRequest, "name the request to answer: POST /upstream/reply?to=ID with a JSON body")
+            }
+            let reply = String(buffer: body)
+            guard Hub.isJSON(reply) else { return .error(.badRequest, "the reply must be JSON") }
+            hub.setReply(reply, to: messageID)
+            return .json(.accepted, #"{"to":"# + JSONText.quoted(messageID) + "}")
+        case (.POST, "/upstream/acks"):
+            guard let withhold = Self.flag(target.query["withhold"] ?? "1") else {
+                return .error(.badRequest, "withhold must be 1 or 0")
+            }
+            hub.upstreamSettings.withholdsAcknowledgements = withhold
+            return .json(.ok, #"{"withhold":\#(withhold)}"#)
+        case (.POST, "/upstream/echo"):
+            guard let echoes = Self.flag(target.query["on"] ?? "1") else { return .error(.badRequest, "on must be 1 or 0") }
+            hub.upstreamSettings.echoes = echoes
+            return .json(.ok, #"{"echo":\#(echoes)}"#)
         case (.POST, "/control/close"):
             let code = target.query["code"].map { Int($0) } ?? 1001
             guard let code, (1000...4999).contains(code) else {
@@ -60,7 +80,8 @@ struct APIRouter {
             hub.setForcedRejection(status: status == 0 ? nil : status)
             return .json(.ok, #"{"reject_status":\#(status)}"#)
         case (_, "/push"), (_, "/push/burst"), (_, "/push/steady"), (_, "/stats"), (_, "/control/close"),
-            (_, "/control/drop"), (_, "/control/silence"), (_, "/control/reject"), (_, "/control/reset-latency"):
+            (_, "/control/drop"), (_, "/control/silence"), (_, "/control/reject"), (_, "/control/reset-latency"),
+            (_, "/upstream"), (_, "/upstream/reply"), (_, "/upstream/acks"), (_, "/upstream/echo"):
             return .error(.methodNotAllowed, "\(head.method) is not allowed on \(target.path)")
         default:
             return .error(.notFound, "no such endpoint: \(target.path)")

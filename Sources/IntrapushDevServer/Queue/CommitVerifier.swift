@@ -1,18 +1,21 @@
 import CSQLite
 import Logging
 
-/// Checks, through its own read-only SQLite connection, that an acknowledged push is committed.
+/// Checks, through its own read-only SQLite connection, that an acknowledged push is committed
+/// (`notifications`), or that a message from the client was committed before it was sent (`outbox`).
 ///
 /// The database is opened lazily and reopened after a failure, because the daemon under test may
 /// create it only after the server has started.
 final class CommitVerifier {
     private let path: String
+    private let table: String
     private let logger: Logger
     private var database: OpaquePointer?
     private var statement: OpaquePointer?
 
-    init(path: String, logger: Logger) {
+    init(path: String, table: String = "notifications", logger: Logger) {
         self.path = path
+        self.table = table
         self.logger = logger
     }
 
@@ -58,7 +61,7 @@ final class CommitVerifier {
             sqlite3_busy_timeout(handle, 5_000)
             database = handle
         }
-        let sql = "SELECT 1 FROM notifications WHERE message_id = ?1 LIMIT 1"
+        let sql = "SELECT 1 FROM \(table) WHERE message_id = ?1 LIMIT 1"
         guard sqlite3_prepare_v2(database, sql, -1, &statement, nil) == SQLITE_OK else {
             logger.warning("verify-database cannot query \(path): \(lastErrorMessage())")
             close()

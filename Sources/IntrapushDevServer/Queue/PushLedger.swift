@@ -68,6 +68,11 @@ struct PushLedger {
     }
 
     /// Records a new connection for `org`; being the newest, it becomes the delivery target.
+    /// The org a connection serves.
+    func org(of connection: ConnectionID) -> String? {
+        connections[connection]?.org
+    }
+
     mutating func connectionOpened(_ connection: ConnectionID, org: String) {
         connections[connection] = ConnectionRecord(org: org)
         orgs[org, default: OrgQueue()].openConnections.append(connection)

@@ -18,6 +18,10 @@ public struct DevServerConfiguration: Sendable {
     public var verifyDatabasePath: String?
     /// The largest frame accepted from a client.
     public var maximumFrameSize: Int
+    /// The server's acknowledgement of a message from a client's outbox; empty: none.
+    public var upstreamAcknowledgementTemplate: String
+    /// Answer every message from a client with `{"id":…,"echo":…}` (a reply, for tests).
+    public var echoesUpstream: Bool
 
     public init(
         listenAddress: ServerAddress = ServerAddress(host: "127.0.0.1", port: 8080),
@@ -27,7 +31,9 @@ public struct DevServerConfiguration: Sendable {
         echoesHeartbeats: Bool = false,
         acknowledgementTemplate: String = "received message",
         verifyDatabasePath: String? = nil,
-        maximumFrameSize: Int = 1 << 20
+        maximumFrameSize: Int = 1 << 20,
+        upstreamAcknowledgementTemplate: String = "received message {id}",
+        echoesUpstream: Bool = false
     ) {
         self.listenAddress = listenAddress
         self.token = token
@@ -37,5 +43,7 @@ public struct DevServerConfiguration: Sendable {
         self.acknowledgementTemplate = acknowledgementTemplate
         self.verifyDatabasePath = verifyDatabasePath
         self.maximumFrameSize = maximumFrameSize
+        self.upstreamAcknowledgementTemplate = upstreamAcknowledgementTemplate
+        self.echoesUpstream = echoesUpstream
     }
 }

@@ -15,9 +15,13 @@ final class Hub {
     let eventLoop: any EventLoop
     private let acknowledgementTemplate: AcknowledgementTemplate
     private let verifier: CommitVerifier?
+    /// Checks that a message from a client is in its outbox table before it arrives.
+    let upstreamVerifier: CommitVerifier?
+    var upstream = UpstreamLedger()
+    var upstreamSettings: UpstreamSettings
     let startedAt = NIODeadline.now()
 
-    private var ledger = PushLedger()
+    private(set) var ledger = PushLedger()
     private var connections: [ConnectionID: WebSocketConnectionHandler] = [:]
     private var nextConnectionID = 1
     private var counters = DevServerStats()
@@ -42,6 +46,11 @@ final class Hub {
         self.eventLoop = eventLoop
         acknowledgementTemplate = AcknowledgementTemplate(configuration.acknowledgementTemplate)
         verifier = configuration.verifyDatabasePath.map { CommitVerifier(path: $0, logger: logger) }
+        upstreamVerifier = configuration.verifyDatabasePath.map { CommitVerifier(path: $0, table: "outbox", logger: logger) }
+        upstreamSettings = UpstreamSettings(
+            acknowledgementTemplate: configuration.upstreamAcknowledgementTemplate.isEmpty
+                ? nil : configuration.upstreamAcknowledgementTemplate,
+            echoes: configuration.echoesUpstream)
     }
 
     // MARK: Connections
@@ -89,12 +98,25 @@ final class Hub {
 
     // MARK: Frames from clients
 
-    /// Handles a text frame; returns whether to send it back as a heartbeat echo.
-    func textReceived(_ text: String, on id: ConnectionID) -> Bool {
+    /// What to send back for a text frame from a client.
+    enum TextAnswer: Equatable {
+        case none
+        /// A heartbeat, sent back when echoing is on.
+        case echo
+        /// The acknowledgement of a message from the client's outbox.
+        case acknowledgement(String)
+    }
+
+    /// Handles a text frame: a heartbeat, an acknowledgement of a push, or a message from the
+    /// client's outbox.
+    func textReceived(_ text: String, on id: ConnectionID) -> TextAnswer {
         let now = NIODeadline.now()
         guard text == configuration.heartbeatText else {
+            if let messageID = Self.upstreamMessageID(in: text) {
+                return upstreamReceived(text, messageID: messageID, on: id).map(TextAnswer.acknowledgement) ?? .none
+            }
             acknowledgementReceived(text, on: id, at: now)
-            return false
+            return .none
         }
         counters.heartbeats += 1
         heartbeatTimes.append(Int((now - startedAt).nanoseconds / 1_000_000))
@@ -102,7 +124,7 @@ final class Hub {
             heartbeatTimes.removeFirst()
         }
         logger.debug("heartbeat on connection \(id)")
-        return configuration.echoesHeartbeats
+        return configuration.echoesHeartbeats ? .echo : .none
     }
 
     func pingReceived(on id: ConnectionID) {

@@ -98,9 +98,14 @@ final class WebSocketConnectionHandler: ChannelInboundHandler {
         switch frame.opcode {
         case .text:
             let text = String(buffer: frame.unmaskedData)
-            if hub.textReceived(text, on: id), state == .open {
-                let echo = WebSocketFrame(fin: true, opcode: .text, data: context.channel.allocator.buffer(string: text))
-                context.writeAndFlush(wrapOutboundOut(echo), promise: nil)
+            let answer: String? = switch hub.textReceived(text, on: id) {
+            case .none: nil
+            case .echo: text
+            case .acknowledgement(let acknowledgement): acknowledgement
+            }
+            if let answer, state == .open {
+                let frame = WebSocketFrame(fin: true, opcode: .text, data: context.channel.allocator.buffer(string: answer))
+                context.writeAndFlush(wrapOutboundOut(frame), promise: nil)
             }
         case .ping:
             hub.pingReceived(on: id)

@@ -1,3 +1,4 @@
+import IntrapushSupport
 /// CSV records as RFC 4180 has them, for `export --format csv`.
 package enum CSVText {
     /// Appends one record ending in CRLF. A field is quoted when it contains `,` `"` CR or LF, or

@@ -21,6 +21,7 @@ final class RetentionPruner {
     private var policy: RetentionPolicy?
 
     private let deleteByAge: Statement
+    private let deleteFinishedOutbox: Statement
     private let boundaryByCount: Statement
     private let deleteUpToID: Statement
     private let idSpan: Statement
@@ -33,6 +34,13 @@ final class RetentionPruner {
         DELETE FROM notifications WHERE id IN (
             SELECT id FROM notifications WHERE received_at < ? ORDER BY received_at LIMIT ?)
         """
+    /// Delivered, replied and expired messages to the server go by the same age (not by count:
+    /// `retention_max_rows` counts notifications).
+    static let deleteFinishedOutboxSQL = """
+        DELETE FROM outbox WHERE id IN (
+            SELECT id FROM outbox WHERE state IN ('delivered', 'replied', 'expired') AND queued_at < ?
+            ORDER BY queued_at LIMIT ?)
+        """
     static let deleteUpToIDSQL = "DELETE FROM notifications WHERE id <= ?"
     // Two subqueries: SQLite reads a lone min() or max() off the end of the b-tree, but scans
     // the table for both in one SELECT.
@@ -43,6 +51,7 @@ final class RetentionPruner {
     init(connection: SQLiteConnection) throws {
         self.connection = connection
         deleteByAge = try connection.prepare(Self.deleteByAgeSQL, persistent: true)
+        deleteFinishedOutbox = try connection.prepare(Self.deleteFinishedOutboxSQL, persistent: true)
         boundaryByCount = try connection.prepare(
             "SELECT id FROM notifications ORDER BY id LIMIT 1 OFFSET ?", persistent: true)
         deleteUpToID = try connection.prepare(Self.deleteUpToIDSQL, persistent: true)
@@ -73,9 +82,13 @@ final class RetentionPruner {
                 phase = .startingByCount
                 return try pruneBatch(policy: policy, now: now, batchSize: batchSize)
             }
-            let deleted = try inTransaction(now: now) { try deleteOldest(before: cutoff, limit: batchSize) }
-            // A short batch found the last old row: the age phase is over.
-            if deleted < batchSize { phase = .startingByCount }
+            var outboxDeleted = 0
+            let deleted = try inTransaction(now: now) {
+                outboxDeleted = try deleteOldest(deleteFinishedOutbox, before: cutoff, limit: batchSize)
+                return try deleteOldest(deleteByAge, before: cutoff, limit: batchSize)
+            }
+            // Short batches found the last old rows: the age phase is over.
+            if deleted < batchSize && outboxDeleted < batchSize { phase = .startingByCount }
             return PruneProgress(deletedByAge: deleted, batches: 1)
         case .startingByCount:
             let excess = try excessRows(maximum: policy.maximumRows)
@@ -110,11 +123,11 @@ final class RetentionPruner {
         return max(0, Int(try single(rowCount)) - maximum)
     }
 
-    private func deleteOldest(before cutoff: Int64, limit: Int) throws -> Int {
-        defer { deleteByAge.reset() }
-        try deleteByAge.bind(cutoff, at: 1)
-        try deleteByAge.bind(Int64(limit), at: 2)
-        try deleteByAge.step()
+    private func deleteOldest(_ statement: Statement, before cutoff: Int64, limit: Int) throws -> Int {
+        defer { statement.reset() }
+        try statement.bind(cutoff, at: 1)
+        try statement.bind(Int64(limit), at: 2)
+        try statement.step()
         return connection.changes
     }
 

@@ -5,6 +5,7 @@ import Foundation
 #endif
 import Testing
 @testable import IntrapushQuery
+import IntrapushSupport
 
 @Suite("JSON string literals")
 struct JSONTextOutputTests {

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import IntrapushDaemonKit
+import IntrapushSupport
 
 @Suite("JSON object scanner")
 struct JSONObjectScannerTests {

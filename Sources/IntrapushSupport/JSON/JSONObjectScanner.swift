@@ -4,15 +4,17 @@
 /// This replaces `JSONDecoder` on the push path, where decoding every payload into a dictionary
 /// was most of the event loop's work: nothing but the wanted strings and numbers is materialised.
 /// Nesting deeper than `maximumDepth` makes the text invalid, as it does for `JSONDecoder`.
-struct JSONObjectScanner {
+package struct JSONObjectScanner {
     /// A top-level member's value, reduced to what the push decoder takes.
-    enum Scalar: Equatable {
+    package enum Scalar: Equatable, Sendable {
         case string(String)
         /// A number, as its JSON text.
         case number(String)
+        /// Present with another value: `null`, a boolean, an array or an object.
+        case other
     }
 
-    static let maximumDepth = 512
+    package static let maximumDepth = 512
 
     private let bytes: UnsafeBufferPointer<UInt8>
     private var index = 0
@@ -22,11 +24,12 @@ struct JSONObjectScanner {
     }
 
     /// The values of `keys` (UTF-8) at the top level of the object in `bytes`, by position in
-    /// `keys`; `nil` for a key that is absent or holds `null`, a boolean, an array or an object.
+    /// `keys`; `nil` for a key that is absent, `.other` for one that holds `null`, a boolean, an
+    /// array or an object.
     /// When a key occurs twice the last one wins.
     ///
     /// - Returns: `nil` when `bytes` is not exactly one JSON object.
-    static func scalars(of keys: [[UInt8]], in bytes: UnsafeBufferPointer<UInt8>) -> [Scalar?]? {
+    package static func scalars(of keys: [[UInt8]], in bytes: UnsafeBufferPointer<UInt8>) -> [Scalar?]? {
         var scanner = JSONObjectScanner(bytes: bytes)
         var found = [Scalar?](repeating: nil, count: keys.count)
         scanner.skipWhitespace()
@@ -68,7 +71,7 @@ struct JSONObjectScanner {
             guard skipNumber() else { return nil }
             return .some(.number(String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self)))
         default:
-            return skipValue(depth: 1) ? .some(nil) : nil
+            return skipValue(depth: 1) ? .some(.other) : nil
         }
     }
 

@@ -1,0 +1,66 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import IntrapushQuery
+import Logging
+import NIOCore
+import NIOPosix
+import ServiceLifecycle
+
+/// The control socket: where `intrapush send`, `request` and `mark-read` reach the daemon, the
+/// database's one writer (README "How the CLI reaches the daemon").
+///
+/// Beside the database (`notifications.sqlite3.sock`), whose directory the daemon can write.
+/// Bound before READY=1, so that `systemctl start intrapush && intrapush send …` works; mode
+/// 0660, so that the daemon's group may connect. Removed on the way out.
+package final class ControlServer: Service, Sendable {
+    let channel: any Channel
+    let path: String
+    let logger: Logger
+
+    private init(channel: any Channel, path: String, logger: Logger) {
+        self.channel = channel
+        self.path = path
+        self.logger = logger
+    }
+
+    /// Listens on `path`; a stale socket file is replaced, a live one (another daemon) is not.
+    package static func bind(path: String, outbox: OutboxCoordinator, logger: Logger) async throws -> ControlServer {
+        if case .answered = ControlClient.probe(path: path) {
+            throw ControlSocketInUse(path: path)
+        }
+        let channel = try await ServerBootstrap(group: outbox.eventLoop)
+            .serverChannelOption(.backlog, value: 128)
+            .childChannelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    try channel.pipeline.syncOperations.addHandler(ByteToMessageHandler(ControlFrameDecoder()))
+                    try channel.pipeline.syncOperations.addHandler(ControlRequestHandler(outbox: outbox, logger: logger))
+                }
+            }
+            .bind(unixDomainSocketPath: path, cleanupExistingSocketFile: true)
+            .get()
+        // The umask (0027 under the unit) left the group without write permission, which
+        // connecting needs.
+        chmod(path, 0o660)
+        return ControlServer(channel: channel, path: path, logger: logger)
+    }
+
+    package func run() async throws {
+        try? await gracefulShutdown()
+        close()
+    }
+
+    /// Stops taking requests and removes the socket file.
+    package func close() {
+        channel.close(promise: nil)
+        unlink(path)
+    }
+}
+
+/// Another process answers on the control socket: most likely a second daemon.
+package struct ControlSocketInUse: Error, CustomStringConvertible {
+    package var path: String
+    package var description: String {
+        "another intrapushd answers on \(path); stop it first, or give this one another control_socket"
+    }
+}

@@ -1,0 +1,224 @@
+import IntrapushStore
+import IntrapushSupport
+import Logging
+import NIOCore
+
+/// Runs the outbox: a thin shell around `OutboxStateMachine` that performs its actions with the
+/// store thread and the open connection, batches the store's writes, and keeps the expiry timer.
+///
+/// Confined to the daemon's one event loop, which also runs the connection and the control
+/// socket; `@unchecked Sendable` so that those can hold it, every entry point checks the loop.
+package final class OutboxCoordinator: @unchecked Sendable {
+    let eventLoop: any EventLoop
+    let storeWorker: StoreWorker
+    let logger: Logger
+    package private(set) var settings: OutboxSettings
+    private var machine = OutboxStateMachine()
+    private weak var sender: (any OutboxSender)?
+
+    /// Rows written and acknowledged since the last record, written in one transaction while
+    /// none is under way (one fsync for many).
+    private var unrecordedSent: [Int64] = []
+    private var unrecordedDelivered: [Int64] = []
+    private var isRecording = false
+    /// Messages from the control socket waiting for the current enqueue transaction to end.
+    private var waitingSubmissions: [(OutboxSubmission, EventLoopPromise<Result<Int64, OutboxRefusal>>)] = []
+    private var isEnqueueing = false
+    private var expiryTimer: Scheduled<Void>?
+    private var expiryAt: Int64?
+    /// A timer never sleeps longer: the monotonic clock stops during a suspend.
+    static let longestExpirySleep: Int64 = 3_600_000
+
+    package init(eventLoop: any EventLoop, storeWorker: StoreWorker, settings: OutboxSettings, logger: Logger) {
+        self.eventLoop = eventLoop
+        self.storeWorker = storeWorker
+        self.settings = settings
+        self.logger = logger
+    }
+
+    /// Reads the requests that wait for replies and arms the expiry timer; before the first dial.
+    package func start() async throws {
+        let (awaited, nextExpiry) = try await storeWorker.outboxAtStart()
+        try await eventLoop.submit {
+            self.machine = OutboxStateMachine(awaiting: awaited)
+            self.scheduleExpiry(at: nextExpiry)
+        }.get()
+    }
+
+    package func settingsChanged(_ settings: OutboxSettings) {
+        eventLoop.execute { self.settings = settings }
+    }
+
+    package func stop() {
+        eventLoop.execute {
+            self.expiryTimer?.cancel()
+            self.expiryTimer = nil
+        }
+    }
+
+    // MARK: The connection
+
+    /// After `hello_text`: the connection takes messages now.
+    func attach(_ sender: any OutboxSender, window: Int, acknowledges: Bool) {
+        eventLoop.assertInEventLoop()
+        self.sender = sender
+        perform(machine.connectionOpened(window: window, acknowledges: acknowledges))
+    }
+
+    /// The connection is closing or closed: nothing more goes to it.
+    func detach(_ sender: any OutboxSender) {
+        eventLoop.assertInEventLoop()
+        guard self.sender === sender else { return }
+        self.sender = nil
+        machine.connectionClosed()
+    }
+
+    /// Whether `messageID` (from a frame equal to `upstream_ack_text`) acknowledged one of ours.
+    func acknowledgementReceived(_ messageID: String) -> Bool {
+        eventLoop.assertInEventLoop()
+        let (isAcknowledgement, actions) = machine.acknowledgementReceived(messageID)
+        perform(actions)
+        return isAcknowledgement
+    }
+
+    /// The outbox row of the waiting request that a frame naming `inReplyTo` answers.
+    func requestAnswered(by inReplyTo: String) -> Int64? {
+        machine.requestAnswered(by: inReplyTo)
+    }
+
+    /// A batch was committed: its replies are in their requests' rows now.
+    func committed(_ batch: [Push]) {
+        eventLoop.assertInEventLoop()
+        for push in batch where push.answersRequest != nil {
+            if let messageID = push.inReplyTo { perform(machine.replyCommitted(requestID: messageID)) }
+        }
+    }
+
+    // MARK: The control socket
+
+    /// Queues `submissions` in the next enqueue transaction; each result comes once committed.
+    func queue(_ submission: OutboxSubmission) -> EventLoopFuture<Result<Int64, OutboxRefusal>> {
+        eventLoop.assertInEventLoop()
+        let promise = eventLoop.makePromise(of: Result<Int64, OutboxRefusal>.self)
+        waitingSubmissions.append((submission, promise))
+        enqueueWaiting()
+        return promise.futureResult
+    }
+
+    /// Marks read and queues the receipts, then sends them.
+    func markRead(ids: [Int64]?) -> EventLoopFuture<NotificationMarker.Outcome> {
+        eventLoop.assertInEventLoop()
+        return storeWorker.markRead(ids: ids, receipts: settings.receipts, on: eventLoop).map { outcome in
+            if outcome.receipts > 0 { self.messagesQueued(earliestDeadline: self.settings.receipts?.timeToLive.map { WallClock.nowMilliseconds() + $0 }) }
+            return outcome
+        }
+    }
+
+    /// Rows may have been queued by someone else (the CLI, writing while no daemon answered).
+    func wake() {
+        eventLoop.assertInEventLoop()
+        perform(machine.messagesQueued())
+        expireDue()  // also finds the new rows' deadlines
+    }
+
+    private func enqueueWaiting() {
+        guard !isEnqueueing, !waitingSubmissions.isEmpty else { return }
+        isEnqueueing = true
+        let batch = waitingSubmissions
+        waitingSubmissions = []
+        storeWorker.enqueue(batch.map(\.0), on: eventLoop).hop(to: eventLoop).whenComplete { result in
+            self.isEnqueueing = false
+            switch result {
+            case .success(let outcomes):
+                for ((_, promise), outcome) in zip(batch, outcomes) { promise.succeed(outcome) }
+                if outcomes.contains(where: { (try? $0.get()) != nil }) {
+                    self.messagesQueued(earliestDeadline: batch.compactMap(\.0.expiresAt).min())
+                }
+            case .failure(let error):
+                for (_, promise) in batch { promise.fail(error) }
+            }
+            self.enqueueWaiting()
+        }
+    }
+
+    private func messagesQueued(earliestDeadline: Int64?) {
+        if let earliestDeadline, expiryAt.map({ earliestDeadline < $0 }) ?? true {
+            scheduleExpiry(at: earliestDeadline)
+        }
+        perform(machine.messagesQueued())
+    }
+
+    // MARK: Performing
+
+    private func perform(_ actions: OutboxStateMachine.Actions) {
+        if !actions.send.isEmpty {
+            if let sender, sender.sendUpstream(actions.send) {
+                unrecordedSent += actions.recordSent
+            } else {
+                // Closing: what was not written goes on the next connection.
+                machine.connectionClosed()
+                sender = nil
+                return
+            }
+        }
+        unrecordedDelivered += actions.recordDelivered
+        recordProgress()
+        if let load = actions.load {
+            storeWorker.loadOutbox(after: load.after, limit: load.limit, on: eventLoop).hop(to: eventLoop)
+                .whenComplete { result in
+                    switch result {
+                    case .success(let entries):
+                        self.perform(self.machine.rowsLoaded(entries, limit: load.limit, generation: load.generation))
+                    case .failure(let error):
+                        // Dropped like a failed commit: the next connection loads from the start.
+                        self.logger.error("cannot read the outbox; dropping the connection to start again", metadata: ["error": "\(error)"])
+                        self.sender?.outboxFailed("cannot read the outbox: \(error)")
+                    }
+                }
+        }
+    }
+
+    private func recordProgress() {
+        guard !isRecording, !unrecordedSent.isEmpty || !unrecordedDelivered.isEmpty else { return }
+        isRecording = true
+        let (sent, delivered) = (unrecordedSent, unrecordedDelivered)
+        unrecordedSent = []
+        unrecordedDelivered = []
+        storeWorker.recordOutboxProgress(sent: sent, delivered: delivered, on: eventLoop).hop(to: eventLoop)
+            .whenComplete { result in
+                self.isRecording = false
+                if case .failure(let error) = result {
+                    // Delivered but not recorded: sent again after the next reconnect (at least once).
+                    self.logger.warning("cannot record messages as sent or delivered", metadata: ["error": "\(error)"])
+                }
+                self.recordProgress()
+            }
+    }
+
+    // MARK: Expiry
+
+    private func scheduleExpiry(at deadline: Int64?) {
+        expiryTimer?.cancel()
+        expiryTimer = nil
+        expiryAt = deadline
+        guard let deadline else { return }
+        let delay = min(max(0, deadline - WallClock.nowMilliseconds()), Self.longestExpirySleep)
+        expiryTimer = eventLoop.scheduleTask(in: .milliseconds(delay)) { self.expireDue() }
+    }
+
+    private func expireDue() {
+        storeWorker.expireOutbox(on: eventLoop).hop(to: eventLoop).whenComplete { result in
+            switch result {
+            case .success(let (expired, nextExpiry)):
+                if !expired.isEmpty {
+                    self.logger.info("\(expired.count) message\(expired.count == 1 ? "" : "s") to the server expired undelivered or unanswered")
+                }
+                self.perform(self.machine.rowsExpired(expired))
+                self.scheduleExpiry(at: nextExpiry)
+            case .failure(let error):
+                self.logger.warning("cannot expire old messages to the server; trying again in a minute", metadata: ["error": "\(error)"])
+                self.scheduleExpiry(at: WallClock.nowMilliseconds() + 60_000)
+            }
+        }
+    }
+}

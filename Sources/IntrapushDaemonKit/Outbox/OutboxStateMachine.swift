@@ -1,0 +1,155 @@
+import IntrapushStore
+
+/// Which messages to the server go out when, with no I/O: the window, the queue order, the
+/// acknowledgements, the requests that wait for replies, what a reconnect sends again.
+///
+/// The database is the queue: the machine holds only what is in flight on the current
+/// connection, and asks for the next rows after the last one it loaded. So a message queued by
+/// any writer, before or after a crash, goes out in `id` order, and after a reconnect everything
+/// unacknowledged is loaded (and sent) again from the start. Events are named in the past tense;
+/// the returned `Actions` are performed by `OutboxCoordinator`.
+package struct OutboxStateMachine {
+    package struct Actions: Equatable {
+        /// Read the next undelivered rows after `after`, at most `limit`.
+        package var load: (after: Int64, limit: Int, generation: Int)?
+        /// Write these frames, in order.
+        package var send: [OutboxEntry] = []
+        /// Once written: record as sent (one attempt more).
+        package var recordSent: [Int64] = []
+        /// Record as delivered (acknowledged, or written when the server does not acknowledge).
+        package var recordDelivered: [Int64] = []
+
+        package static let none = Actions()
+
+        package static func == (lhs: Self, rhs: Self) -> Bool {
+            lhs.load?.after == rhs.load?.after && lhs.load?.limit == rhs.load?.limit
+                && lhs.load?.generation == rhs.load?.generation && lhs.send == rhs.send
+                && lhs.recordSent == rhs.recordSent && lhs.recordDelivered == rhs.recordDelivered
+        }
+    }
+
+    private struct Open {
+        var window: Int
+        /// The server acknowledges (`upstream_ack_text` set).
+        var acknowledges: Bool
+        /// Written on this connection and not yet acknowledged, in queue order.
+        var inFlight: [(rowID: Int64, messageID: String)] = []
+        /// The last row loaded on this connection.
+        var cursor: Int64 = 0
+        var isLoading = false
+        /// Something may wait after `cursor`: a message was queued, or the last load was full.
+        var mayHaveMore = true
+        /// Expired while in flight here: a late acknowledgement is still one, not a push.
+        var expiredInFlight: Set<String> = []
+    }
+
+    private var open: Open?
+    /// Bumped by every connection, so that a load finishing after its connection closed is dropped.
+    private(set) var generation = 0
+    /// Requests waiting for a reply, by message id: what a server frame is matched against.
+    private(set) var awaitedReplies: [String: Int64] = [:]
+
+    package init(awaiting: [AwaitedReply] = []) {
+        for request in awaiting { awaitedReplies[request.messageID] = request.rowID }
+    }
+
+    package var isConnected: Bool { open != nil }
+    package var inFlightCount: Int { open?.inFlight.count ?? 0 }
+
+    /// The connection is open and `hello_text` is out: send what waits, from the first row.
+    package mutating func connectionOpened(window: Int, acknowledges: Bool) -> Actions {
+        assert(open == nil, "a connection opened while another was attached")
+        generation += 1
+        open = Open(window: window, acknowledges: acknowledges)
+        return loadIfRoom()
+    }
+
+    /// The connection ended: what was in flight goes again, from the database, on the next one.
+    package mutating func connectionClosed() {
+        open = nil
+    }
+
+    /// Rows were queued by anyone: load them once there is room.
+    package mutating func messagesQueued() -> Actions {
+        open?.mayHaveMore = true
+        return loadIfRoom()
+    }
+
+    /// The rows asked for arrived: send them.
+    package mutating func rowsLoaded(_ entries: [OutboxEntry], limit: Int, generation loadGeneration: Int) -> Actions {
+        guard loadGeneration == generation, var state = open else { return .none }
+        assert(state.isLoading, "rows arrived with no load under way")
+        state.isLoading = false
+        // A full batch may have more behind it; a short one read to the end, unless a message
+        // was queued while the load ran (then `mayHaveMore` is set again already).
+        if entries.count == limit { state.mayHaveMore = true }
+        var actions = Actions(send: entries)
+        for entry in entries {
+            if entry.kind == .request { awaitedReplies[entry.messageID] = entry.rowID }
+            if state.acknowledges {
+                state.inFlight.append((entry.rowID, entry.messageID))
+                actions.recordSent.append(entry.rowID)
+            } else {
+                actions.recordDelivered.append(entry.rowID)
+            }
+        }
+        state.cursor = entries.last?.rowID ?? state.cursor
+        open = state
+        let next = loadIfRoom()
+        actions.load = next.load
+        return actions
+    }
+
+    /// A frame equal to `upstream_ack_text` carried `messageID`. Returns whether it acknowledged
+    /// a message of ours (else the frame is a push like any other).
+    package mutating func acknowledgementReceived(_ messageID: String) -> (isAcknowledgement: Bool, actions: Actions) {
+        guard var state = open else { return (false, .none) }
+        guard let index = state.inFlight.firstIndex(where: { $0.messageID == messageID }) else {
+            return (state.expiredInFlight.contains(messageID), .none)
+        }
+        let rowID = state.inFlight.remove(at: index).rowID
+        open = state
+        var actions = loadIfRoom()
+        actions.recordDelivered = [rowID]
+        return (true, actions)
+    }
+
+    /// The request a frame answers, when it names one that waits.
+    package func requestAnswered(by inReplyTo: String) -> Int64? {
+        awaitedReplies[inReplyTo]
+    }
+
+    /// A reply was committed to its request's row: the request is answered, and delivered.
+    package mutating func replyCommitted(requestID messageID: String) -> Actions {
+        awaitedReplies[messageID] = nil
+        guard var state = open, let index = state.inFlight.firstIndex(where: { $0.messageID == messageID }) else {
+            return .none
+        }
+        state.inFlight.remove(at: index)
+        open = state
+        return loadIfRoom()
+    }
+
+    /// These rows passed their deadline and were marked expired: never sent again.
+    package mutating func rowsExpired(_ rows: [AwaitedReply]) -> Actions {
+        for row in rows { awaitedReplies[row.messageID] = nil }
+        guard var state = open else { return .none }
+        let expired = Set(rows.map(\.rowID))
+        for entry in state.inFlight where expired.contains(entry.rowID) {
+            state.expiredInFlight.insert(entry.messageID)
+        }
+        state.inFlight.removeAll { expired.contains($0.rowID) }
+        open = state
+        return loadIfRoom()
+    }
+
+    private mutating func loadIfRoom() -> Actions {
+        guard var state = open, !state.isLoading, state.mayHaveMore else { return .none }
+        let room = state.window - state.inFlight.count
+        guard room > 0 else { return .none }
+        state.isLoading = true
+        state.mayHaveMore = false
+        open = state
+        return Actions(load: (state.cursor, room, generation))
+    }
+}

@@ -1,0 +1,48 @@
+/// What the server received from clients that was not a heartbeat or an acknowledgement: the
+/// messages of their outboxes, in arrival order, for `GET /upstream` and the tests.
+struct UpstreamLedger {
+    struct Receipt {
+        var sequenceNumber: Int
+        var connection: PushLedger.ConnectionID
+        var org: String
+        var messageID: String
+        var payload: String
+        /// Microseconds since the server started.
+        var receivedAt: Int
+    }
+
+    private(set) var receipts: [Receipt] = []
+    private(set) var distinctIDs: Set<String> = []
+    /// Replies set through `POST /upstream/reply` for requests that have not arrived yet.
+    private var cannedReplies: [String: String] = [:]
+    /// Requests that arrived with no reply set, by id, with their org: answered when one is set.
+    private var unanswered: [String: String] = [:]
+    /// Sent messages whose commit the verifier could not see.
+    private(set) var uncommitted = 0
+
+    mutating func received(_ receipt: Receipt, wasCommitted: Bool) {
+        var receipt = receipt
+        receipt.sequenceNumber = receipts.count + 1
+        receipts.append(receipt)
+        distinctIDs.insert(receipt.messageID)
+        if !wasCommitted { uncommitted += 1 }
+    }
+
+    /// The reply set for `messageID`, if any (taken: it is sent once); else remembers the request.
+    mutating func takeReply(for messageID: String, org: String) -> String? {
+        if let reply = cannedReplies.removeValue(forKey: messageID) { return reply }
+        unanswered[messageID] = org
+        return nil
+    }
+
+    /// Sets a reply; returns the org to send it to now when the request already arrived.
+    mutating func setReply(_ reply: String, for messageID: String) -> String? {
+        if let org = unanswered.removeValue(forKey: messageID) { return org }
+        cannedReplies[messageID] = reply
+        return nil
+    }
+
+    mutating func answered(_ messageID: String) {
+        unanswered[messageID] = nil
+    }
+}

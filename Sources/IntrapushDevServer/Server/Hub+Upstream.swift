@@ -1,0 +1,113 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import NIOCore
+
+/// Messages from the daemon's outbox (contract §7): recorded, acknowledged with the upstream
+/// acknowledgement unless told to withhold it, and answered when a reply is set or echo is on.
+/// A reply is a push like any other: queued for the client's org, delivered, acknowledged, and
+/// delivered again until it is.
+extension Hub {
+    /// Whether `text` is a message from the client's outbox: a JSON object with a string `id`.
+    static func upstreamMessageID(in text: String) -> String? {
+        guard text.first(where: { !$0.isWhitespace }) == "{" else { return nil }
+        return (try? JSONDecoder().decode(IDProbe.self, from: Data(text.utf8)))?.id
+    }
+
+    /// Records an upstream message; returns the acknowledgement to send back, if any.
+    func upstreamReceived(_ text: String, messageID: String, on id: ConnectionID) -> String? {
+        let org = ledger.org(of: id) ?? configuration.defaultOrg
+        let wasCommitted = upstreamVerifier?.isCommitted(messageID: messageID) ?? true
+        if !wasCommitted {
+            logger.error("message \(messageID) arrived before its row was visible in the outbox")
+        }
+        upstream.received(
+            UpstreamLedger.Receipt(
+                sequenceNumber: 0, connection: id, org: org, messageID: messageID, payload: text,
+                receivedAt: microsecondsSinceStart(at: .now())),
+            wasCommitted: wasCommitted)
+        logger.debug("message \(messageID) from the client on connection \(id)")
+        if let reply = upstream.takeReply(for: messageID, org: org) {
+            queueReply(reply, to: messageID, org: org)
+        } else if upstreamSettings.echoes {
+            upstream.answered(messageID)
+            queueReply(text, to: messageID, org: org, member: "echo")
+        }
+        guard !upstreamSettings.withholdsAcknowledgements, let template = upstreamSettings.acknowledgementTemplate else {
+            return nil
+        }
+        return template.replacing("{id}", with: messageID)
+    }
+
+    /// `POST /upstream/reply?to=ID`: answers the request now, or when it arrives.
+    func setReply(_ reply: String, to messageID: String) {
+        if let org = upstream.setReply(reply, for: messageID) {
+            queueReply(reply, to: messageID, org: org)
+        }
+    }
+
+    /// `{"id":"REQUEST","reply":…}` (or `"echo"`), queued as a push.
+    private func queueReply(_ body: String, to messageID: String, org: String, member: String = "reply") {
+        let quotedID = String(decoding: try! JSONEncoder().encode(messageID), as: UTF8.self)
+        let payload = "{\"id\":\(quotedID),\"\(member)\":\(body)}"
+        _ = queue(payload: ByteBuffer(string: payload), isBinary: false, org: org)
+    }
+
+    /// `GET /upstream`: everything received, in order, and the counts.
+    func upstreamJSON() -> String {
+        var output = "{\"count\":\(upstream.receipts.count),\"distinct\":\(upstream.distinctIDs.count)"
+        output += ",\"uncommitted\":\(upstream.uncommitted),\"messages\":["
+        for (index, receipt) in upstream.receipts.enumerated() {
+            if index > 0 { output += "," }
+            output += "{\"seq\":\(receipt.sequenceNumber),\"connection\":\(receipt.connection)"
+            output += ",\"org\":\(JSONText.quoted(receipt.org)),\"id\":\(JSONText.quoted(receipt.messageID))"
+            output += ",\"received_us\":\(receipt.receivedAt),\"payload\":\(JSONText.quoted(receipt.payload))}"
+        }
+        return output + "]}"
+    }
+}
+
+/// How the server treats messages from clients; switched by the HTTP API at run time.
+struct UpstreamSettings {
+    /// `received message {id}` by default; `nil`: never acknowledged.
+    var acknowledgementTemplate: String?
+    var withholdsAcknowledgements = false
+    var echoes = false
+}
+
+extension Hub {
+    static func isJSON(_ text: String) -> Bool {
+        (try? JSONDecoder().decode(AnyJSON.self, from: Data(text.utf8))) != nil
+    }
+}
+
+/// An object whose `id`, if any, is a string; any other object fails to decode.
+private struct IDProbe: Decodable {
+    var id: String?
+}
+
+/// Any JSON value, decoded only to be validated.
+private struct AnyJSON: Decodable {
+    private struct Key: CodingKey {
+        var stringValue: String
+        var intValue: Int? { nil }
+        init(stringValue: String) { self.stringValue = stringValue }
+        init?(intValue: Int) { nil }
+    }
+
+    init(from decoder: any Decoder) throws {
+        if let object = try? decoder.container(keyedBy: Key.self) {
+            for key in object.allKeys { _ = try object.decode(AnyJSON.self, forKey: key) }
+        } else if var array = try? decoder.unkeyedContainer() {
+            while !array.isAtEnd { _ = try array.decode(AnyJSON.self) }
+        } else {
+            let value = try decoder.singleValueContainer()
+            if value.decodeNil() || (try? value.decode(Bool.self)) != nil || (try? value.decode(Double.self)) != nil {
+                return
+            }
+            _ = try value.decode(String.self)
+        }
+    }
+}

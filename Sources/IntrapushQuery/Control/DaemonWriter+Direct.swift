@@ -1,0 +1,77 @@
+import IntrapushConfiguration
+import IntrapushStore
+import IntrapushSupport
+
+/// Writing without a daemon: the same checks and the same SQL as the daemon's, on a
+/// connection of the CLI's own; refused with 69 when this user may not write the file.
+extension DaemonWriter {
+    func queueDirectly(_ text: String, kind: OutboxKind, timeout: Duration?) throws(CommandFailure) -> Queued {
+        let message: OutboxMessage
+        do {
+            message = try OutboxMessage.prepare(
+                text, idField: configuration.upstreamIDField, maximumSize: configuration.maxMessageSize)
+        } catch {
+            throw CommandFailure(error.exitStatus == 65 ? .dataError : .temporaryFailure, error.message)
+        }
+        let now = WallClock.nowMilliseconds()
+        let deadline: Int64? = switch kind {
+        case .request: now + milliseconds(timeout ?? configuration.requestTimeout)
+        case .message, .readReceipt: configuration.outboxTTL.map { now + milliseconds($0) }
+        }
+        let submission = OutboxSubmission(message: message, kind: kind, expiresAt: deadline)
+        let result = try writing("queue the message") { connection in
+            try connection.transaction { try OutboxTable(connection: connection).enqueue(submission, at: now) }
+        }
+        switch result {
+        case .success(let rowID):
+            wakeDaemonIfStarted()
+            return Queued(rowID: rowID, messageID: message.id, route: .direct)
+        case .failure(let refusal):
+            throw CommandFailure(.temporaryFailure, refusal.message)
+        }
+    }
+
+    func markReadDirectly(ids: [Int64]?) throws(CommandFailure) -> NotificationMarker.Outcome {
+        let receipts = configuration.readReceiptText.map {
+            ReadReceiptTemplate(
+                text: $0, idField: configuration.upstreamIDField, maximumSize: configuration.maxMessageSize,
+                timeToLive: configuration.outboxTTL.map(milliseconds))
+        }
+        let outcome = try writing("mark notifications read") { connection in
+            let marker = NotificationMarker(connection: connection)
+            let now = WallClock.nowMilliseconds()
+            return try ids.map { try marker.markRead(ids: $0, at: now, receipts: receipts) }
+                ?? marker.markAllRead(at: now, receipts: receipts)
+        }
+        if outcome.receipts > 0 { wakeDaemonIfStarted() }
+        return outcome
+    }
+
+    /// A daemon that started while we wrote may have read the outbox before our commit.
+    private func wakeDaemonIfStarted() {
+        _ = try? ControlClient.call(path: socketPath, verb: "wake", body: "")
+    }
+
+    private func writing<Result>(_ what: String, _ body: (SQLiteConnection) throws -> Result) throws(CommandFailure) -> Result {
+        try DatabaseLocator.requireExisting(databasePath)
+        do {
+            let connection = try SQLiteConnection(path: databasePath, mode: .readWrite)
+            guard try Schema.migrator.checkVersion(of: connection) >= Schema.latestVersion else {
+                throw CommandFailure(.unavailable, "intrapushd is not running, and \(databasePath) has no outbox yet (an older intrapushd made it); start intrapushd once: systemctl start intrapush")
+            }
+            return try body(connection)
+        } catch let refusal as OutboxRefusal {
+            throw CommandFailure(refusal.exitStatus == 65 ? .dataError : .temporaryFailure, refusal.message)
+        } catch {
+            let failure = CommandFailure.database(error, path: databasePath, writing: true)
+            guard failure.kind == .permissionDenied else { throw failure }
+            throw CommandFailure(
+                .unavailable,
+                "intrapushd is not running, and this user may not write \(databasePath) to \(what) without it; nothing changed. Start it (systemctl start intrapush), or run as root")
+        }
+    }
+
+    private func milliseconds(_ duration: Duration) -> Int64 {
+        duration.components.seconds * 1000 + duration.components.attoseconds / 1_000_000_000_000_000
+    }
+}
