@@ -115,7 +115,10 @@ let package = Package(
         .testTarget(name: "IntrapushDevServerTests", dependencies: ["IntrapushDevServer"]),
         .testTarget(
             name: "IntegrationTests",
-            dependencies: ["IntrapushDaemonKit", "IntrapushQuery", "IntrapushStore", "IntrapushConfiguration", "IntrapushSupport", "IntrapushDevServer"]
+            dependencies: [
+                "IntrapushDaemonKit", "IntrapushQuery", "IntrapushStore", "IntrapushConfiguration", "IntrapushSupport",
+                "IntrapushDevServer", .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+            ]
         ),
     ]
 )

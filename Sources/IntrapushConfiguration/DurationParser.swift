@@ -47,7 +47,7 @@ package enum DurationParser {
         let (seconds, attoseconds) = duration.components
         let nanoseconds = attoseconds / 1_000_000_000
         if nanoseconds == 0 {
-            return "\(seconds)s"
+            return seconds > 0 && seconds % 86_400 == 0 ? "\(seconds / 86_400)d" : "\(seconds)s"
         }
         if nanoseconds % 1_000_000 == 0 {
             return "\(seconds * 1000 + nanoseconds / 1_000_000)ms"
@@ -64,6 +64,7 @@ package enum DurationParser {
         case "ms": 1_000_000
         case "min": 60_000_000_000
         case "h": 3_600_000_000_000
+        case "d": 86_400_000_000_000
         default: nil
         }
     }

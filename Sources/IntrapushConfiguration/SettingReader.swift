@@ -9,7 +9,7 @@ struct SettingReader {
     var file: String?
     var problems = ProblemCollector()
 
-    static let durationExpectation = #"expected a duration like 10, "250ms", "10s", "5min" or "1h""#
+    static let durationExpectation = #"expected a duration like 10, "250ms", "10s", "5min", "1h" or "7d""#
     static let sizeExpectation = #"expected a size in bytes like 1048576, "64KiB" or "1MiB""#
 
     func isSet(_ key: ConfigurationKey) -> Bool { settings[key] != nil }

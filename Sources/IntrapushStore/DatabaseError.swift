@@ -55,6 +55,11 @@ package struct DatabaseError: Error, Sendable, Equatable, CustomStringConvertibl
     package var isCorrupt: Bool { resultCode == SQLITE_CORRUPT || resultCode == SQLITE_NOTADB }
     /// A constraint (`UNIQUE`, `NOT NULL`, `CHECK`, a trigger's `RAISE`) rejected the change.
     package var isConstraintViolation: Bool { resultCode == SQLITE_CONSTRAINT }
+    /// A UNIQUE (or primary key) index refused the row; a trigger's RAISE is another constraint code.
+    package var isUniqueViolation: Bool {
+        // SQLITE_CONSTRAINT_UNIQUE and _PRIMARYKEY: macros Swift does not import.
+        extendedResultCode == SQLITE_CONSTRAINT | (8 << 8) || extendedResultCode == SQLITE_CONSTRAINT | (6 << 8)
+    }
     /// A low-level I/O failure (read, write, fsync, …).
     package var isIOError: Bool { resultCode == SQLITE_IOERR }
 

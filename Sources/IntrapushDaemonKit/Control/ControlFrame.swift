@@ -3,7 +3,7 @@ import NIOCore
 /// One request on the control socket: a header line `VERB ARGUMENT LENGTH`, then LENGTH bytes.
 ///
 /// The answer has the same shape: `STATUS LENGTH`, then LENGTH bytes, STATUS being the exit
-/// status the CLI takes (0, or sysexits(3)). README "The control socket" describes both.
+/// status the CLI takes (0, or sysexits(3)). README "How the CLI reaches the daemon" describes both.
 struct ControlFrame: Equatable {
     var verb: String
     var argument: String

@@ -27,8 +27,9 @@ final class ControlRequestHandler: ChannelInboundHandler {
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
         let answer = ControlAnswer(status: 64, body: "the request could not be read; is intrapush the same version as intrapushd?")
-        context.writeAndFlush(wrapOutboundOut(answer.encoded(allocator: context.channel.allocator))).whenComplete { _ in
-            context.close(promise: nil)
+        let channel = context.channel
+        context.writeAndFlush(wrapOutboundOut(answer.encoded(allocator: channel.allocator))).whenComplete { _ in
+            channel.close(promise: nil)
         }
     }
 
@@ -70,8 +71,8 @@ final class ControlRequestHandler: ChannelInboundHandler {
             case .success(let rowID): .ok("\(rowID) \(message.id)")
             case .failure(let refusal): ControlAnswer(status: refusal.exitStatus, body: refusal.message)
             }
-        }.recover { error in
-            self.logger.error("could not queue a message for the server", metadata: ["error": "\(error)"])
+        }.recover { [logger] error in
+            logger.error("could not queue a message for the server", metadata: ["error": "\(error)"])
             return ControlAnswer(status: 74, body: "the daemon could not store the message (\(Self.describe(error))); nothing was queued")
         }
     }
@@ -91,8 +92,8 @@ final class ControlRequestHandler: ChannelInboundHandler {
         return outbox.markRead(ids: ids).map { outcome in
             let missing = outcome.missing.map(String.init).joined(separator: " ")
             return .ok("\(outcome.marked) \(outcome.alreadyRead) \(outcome.receipts)\n\(missing)")
-        }.recover { error in
-            self.logger.error("could not mark notifications read", metadata: ["error": "\(error)"])
+        }.recover { [logger] error in
+            logger.error("could not mark notifications read", metadata: ["error": "\(error)"])
             return ControlAnswer(status: 74, body: "the daemon could not mark them read (\(Self.describe(error))); nothing changed")
         }
     }

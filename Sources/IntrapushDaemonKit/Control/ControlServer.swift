@@ -61,6 +61,6 @@ package final class ControlServer: Service, Sendable {
 package struct ControlSocketInUse: Error, CustomStringConvertible {
     package var path: String
     package var description: String {
-        "another intrapushd answers on \(path); stop it first, or give this one another control_socket"
+        "another intrapushd answers on \(path); stop it first, or give this one another database (the socket lies beside it)"
     }
 }

@@ -48,6 +48,10 @@ package struct OutboxStateMachine {
     private(set) var generation = 0
     /// Requests waiting for a reply, by message id: what a server frame is matched against.
     private(set) var awaitedReplies: [String: Int64] = [:]
+    /// Requests answered lately, oldest first: the server delivers a reply again when our
+    /// acknowledgement was lost, and it is still a reply (acknowledged, not stored twice).
+    private var recentlyAnswered: [(messageID: String, rowID: Int64)] = []
+    static let recentlyAnsweredKept = 1024
 
     package init(awaiting: [AwaitedReply] = []) {
         for request in awaiting { awaitedReplies[request.messageID] = request.rowID }
@@ -116,12 +120,15 @@ package struct OutboxStateMachine {
 
     /// The request a frame answers, when it names one that waits.
     package func requestAnswered(by inReplyTo: String) -> Int64? {
-        awaitedReplies[inReplyTo]
+        awaitedReplies[inReplyTo] ?? recentlyAnswered.last { $0.messageID == inReplyTo }?.rowID
     }
 
     /// A reply was committed to its request's row: the request is answered, and delivered.
     package mutating func replyCommitted(requestID messageID: String) -> Actions {
-        awaitedReplies[messageID] = nil
+        if let rowID = awaitedReplies.removeValue(forKey: messageID) {
+            recentlyAnswered.append((messageID, rowID))
+            if recentlyAnswered.count > Self.recentlyAnsweredKept { recentlyAnswered.removeFirst() }
+        }
         guard var state = open, let index = state.inFlight.firstIndex(where: { $0.messageID == messageID }) else {
             return .none
         }

@@ -9,6 +9,8 @@ struct UpstreamLedger {
         var payload: String
         /// Microseconds since the server started.
         var receivedAt: Int
+        /// Whether its row was in the outbox when it arrived (always true without a verifier).
+        var wasCommitted = true
     }
 
     private(set) var receipts: [Receipt] = []
@@ -23,6 +25,7 @@ struct UpstreamLedger {
     mutating func received(_ receipt: Receipt, wasCommitted: Bool) {
         var receipt = receipt
         receipt.sequenceNumber = receipts.count + 1
+        receipt.wasCommitted = wasCommitted
         receipts.append(receipt)
         distinctIDs.insert(receipt.messageID)
         if !wasCommitted { uncommitted += 1 }

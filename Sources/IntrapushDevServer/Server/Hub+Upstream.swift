@@ -63,7 +63,8 @@ extension Hub {
             if index > 0 { output += "," }
             output += "{\"seq\":\(receipt.sequenceNumber),\"connection\":\(receipt.connection)"
             output += ",\"org\":\(JSONText.quoted(receipt.org)),\"id\":\(JSONText.quoted(receipt.messageID))"
-            output += ",\"received_us\":\(receipt.receivedAt),\"payload\":\(JSONText.quoted(receipt.payload))}"
+            output += ",\"received_us\":\(receipt.receivedAt),\"committed\":\(receipt.wasCommitted)"
+            output += ",\"payload\":\(JSONText.quoted(receipt.payload))}"
         }
         return output + "]}"
     }

@@ -3,7 +3,8 @@ import IntrapushSupport
 
 /// Waits, without polling, for a request's row to be replied or expired: `intrapush request`.
 ///
-/// Reads the row again whenever the database changes (inotify, as `follow` does). The daemon
+/// Reads the row again whenever the database changes (inotify, as `follow` does, with its
+/// rechecks). The daemon
 /// expires the request at its deadline; if no daemon does (none runs), the waiter gives up a
 /// moment after the deadline by itself.
 package struct ReplyWaiter {
@@ -33,6 +34,9 @@ package struct ReplyWaiter {
         } catch {
             throw CommandFailure.database(error, path: databasePath)
         }
+        // A change wakes us when the daemon writes the WAL, which may be a moment before the
+        // commit shows to readers: look again a few times after each (as `Follower` does).
+        var pendingRechecks = Follower.recheckDelays[...]
         while true {
             do {
                 defer { select.reset() }
@@ -48,9 +52,11 @@ package struct ReplyWaiter {
             }
             let remaining = giveUpAt - WallClock.nowMilliseconds()
             guard remaining > 0 else { return .expired }
-            switch watcher.wait(timeoutMilliseconds: Int32(min(remaining, Int64(Int32.max)))) {
+            let timeout = min(remaining, Int64(pendingRechecks.first ?? Int32.max))
+            switch watcher.wait(timeoutMilliseconds: Int32(timeout)) {
             case .stopRequested: return .interrupted
-            case .databaseChanged, .timedOut, .outputClosed: continue
+            case .databaseChanged: pendingRechecks = Follower.recheckDelays[...]
+            case .timedOut, .outputClosed: pendingRechecks = pendingRechecks.dropFirst()
             }
         }
     }

@@ -45,7 +45,10 @@ extension StatusReport {
         output += "\"path\":"
         JSONText.appendQuoted(database.path, to: &output)
         output += ",\"size_bytes\":\(database.sizeBytes),\"notifications\":\(database.notifications)"
-        output += ",\"unread\":\(database.unread)}}\n"
+        output += ",\"unread\":\(database.unread)}"
+        output += ",\"outbox_waiting\":\(database.outboxWaiting),\"outbox_oldest_queued_at\":"
+        output += database.outboxOldestQueuedAt.map { "\"" + Timestamp.rfc3339(milliseconds: $0) + "\"" } ?? "null"
+        output += "}\n"
         return output
     }
 }

@@ -28,6 +28,11 @@ extension StatusReport {
         field("Database", database.path)
         field("Size", Self.formatBytes(database.sizeBytes))
         field("Notifications", "\(database.notifications) (\(database.unread) unread)")
+        if let oldest = database.outboxOldestQueuedAt {
+            field("Outbox", "\(database.outboxWaiting) waiting for the server, the oldest queued \(describe(oldest))")
+        } else {
+            field("Outbox", "nothing waiting for the server")
+        }
         return lines.joined(separator: "\n") + "\n"
     }
 

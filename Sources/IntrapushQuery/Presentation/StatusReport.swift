@@ -24,6 +24,9 @@ package struct StatusReport: Sendable {
         package var sizeBytes: Int64
         package var notifications: Int64
         package var unread: Int64
+        /// Messages to the server not yet delivered, and when the oldest of them was queued.
+        package var outboxWaiting: Int64 = 0
+        package var outboxOldestQueuedAt: Int64?
     }
 
     package var state: LiveState?
@@ -41,11 +44,14 @@ package struct StatusReport: Sendable {
     ) throws -> StatusReport {
         let state = try reader.liveState()
         let total = try reader.count(NotificationQuery())
+        let backlog = try reader.outboxBacklog()
         let figures = DatabaseFigures(
             path: reader.path,
             sizeBytes: fileSize(reader.path) + fileSize(reader.path + "-wal"),
             notifications: total,
-            unread: try reader.countUnread(ofTotal: total)
+            unread: try reader.countUnread(ofTotal: total),
+            outboxWaiting: backlog.waiting,
+            outboxOldestQueuedAt: backlog.oldestQueuedAt
         )
         return StatusReport(
             state: state,

@@ -54,7 +54,7 @@ package final class OutboxTable {
         try statement.bind(submission.expiresAt, at: 5)
         do {
             _ = try statement.step()
-        } catch let error as DatabaseError where error.isConstraintViolation {
+        } catch let error as DatabaseError where error.isUniqueViolation {
             // Only the statement is undone; the caller's transaction goes on with the next one.
             return .failure(.duplicate(id: submission.message.id))
         }

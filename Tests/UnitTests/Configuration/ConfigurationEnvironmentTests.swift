@@ -22,7 +22,7 @@ struct ConfigurationEnvironmentTests {
         let problem = try #require(error.problem("INTRAPUSH_HEARTBEAT_INTERVAL"))
         #expect(problem.file == nil)
         #expect(problem.line == nil)
-        #expect(problem.description == #"INTRAPUSH_HEARTBEAT_INTERVAL: expected a duration like 10, "250ms", "10s", "5min" or "1h" (was "x")"#)
+        #expect(problem.description == #"INTRAPUSH_HEARTBEAT_INTERVAL: expected a duration like 10, "250ms", "10s", "5min", "1h" or "7d" (was "x")"#)
     }
 
     @Test("booleans from the environment accept true/false/yes/no/1/0 in any case",

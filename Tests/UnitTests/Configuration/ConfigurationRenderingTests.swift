@@ -25,7 +25,11 @@ struct ConfigurationRenderingTests {
             "host", "org", "client", "token", "tls", "path", "heartbeat_interval", "heartbeat_text", "ack_text",
             "id_field", "dead_peer_timeout", "connect_timeout", "reconnect_min", "reconnect_max", "max_message_size",
             "database", "retention_days", "retention_max_rows", "on_notification", "log_level",
+            "upstream_id_field", "upstream_ack_text", "reply_to_field", "outbox_window", "outbox_ttl", "request_timeout",
         ])
+        #expect(lines.contains(#"upstream_ack_text = "received message {id}""#))
+        #expect(lines.contains(#"outbox_ttl = "7d""#))
+        #expect(lines.contains("# read_receipt_text: unset"))
         #expect(lines.contains("# headers: none"))
         #expect(lines.contains("# subprotocol: unset"))
         #expect(lines.contains("# hello_text: unset"))

@@ -119,7 +119,7 @@ struct ConfigurationValidationTests {
     func badDuration() throws {
         let fixture = try ConfigurationFixture()
         let error = fixture.problems(ConfigurationFixture.minimal(#"heartbeat_interval = "10 parsecs""#))
-        #expect(error.description == #"\#(fixture.configurationPath):3: heartbeat_interval: expected a duration like 10, "250ms", "10s", "5min" or "1h" (was "10 parsecs")"#)
+        #expect(error.description == #"\#(fixture.configurationPath):3: heartbeat_interval: expected a duration like 10, "250ms", "10s", "5min", "1h" or "7d" (was "10 parsecs")"#)
     }
 
     @Test(

@@ -40,7 +40,8 @@ import Testing
         let json = report.json()
         #expect(json.hasPrefix(#"{"running":false,"liveness":"not-running","state":"connected","pid":999999,"server":"ws://h:1/connect/c/o/***","#))
         #expect(json.contains(#""connected_since":"2023-11-14T22:14:00.000Z""#))
-        #expect(json.contains(#""notifications":3,"unread":2}}"#))
+        #expect(json.contains(#""notifications":3,"unread":2},"outbox_waiting":0,"outbox_oldest_queued_at":null}"#))
+        #expect(text.contains("Outbox:          nothing waiting for the server"))
     }
 
     /// A daemon without a route to its server says so in the headline, not as a bare state name.

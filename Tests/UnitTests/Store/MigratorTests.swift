@@ -28,7 +28,11 @@ struct MigratorTests {
         _ = try NotificationStore(path: directory.file())
         let connection = try SQLiteConnection(path: directory.file(), mode: .readOnly)
         #expect(try connection.userVersion() == Schema.latestVersion)
-        #expect(Schema.latestVersion == 3)
+        #expect(Schema.latestVersion == 4)
+        #expect(try columns(of: "outbox", in: connection).map(\.name) == [
+            "id", "message_id", "kind", "payload", "state", "queued_at", "expires_at", "attempts", "sent_at",
+            "delivered_at", "reply", "replied_at", "expired_at",
+        ])
         #expect(try columns(of: "notifications", in: connection) == [
             Column(name: "id", type: "INTEGER", notNull: false, primaryKey: true),
             Column(name: "message_id", type: "TEXT", notNull: false, primaryKey: false),
