@@ -14,6 +14,7 @@ import os, shutil, signal, socket, sqlite3, statistics, subprocess, sys, time
 from bench_support import (DAEMON, DEVSERVER, ORG, ROOT, Bench, parse_options, table, BenchError, DevServer,
                            Interrupted, NotifyListener, Row, log, now_us, proc_status, runs, summarise, tail,
                            task_cpu_and_switches, wait_for)
+from bench_outbox import figure_outbox
 
 # --- the figures -------------------------------------------------------------------------------
 
@@ -329,6 +330,7 @@ def main():
                ("idle", figure_idle, ["Idle memory and CPU"]),
                ("start", figure_start, ["Start to READY=1"]),
                ("fleet", figure_fleet, ["Fleet"]),
+               ("outbox", figure_outbox, ["Outbox drain", "Outbox queueing", "Send → server"]),
                ("guarantees", figure_guarantees, ["Guarantees (not timed)"])]
     try:
         log(f"intrapush bench{' (smoke)' if options.smoke else ''}: work directory {bench.work}")

@@ -334,7 +334,7 @@ def parse_options():
     parser.add_argument("--fleet", type=int, help="daemons in the fleet (200)")
     parser.add_argument("--reconnect-min", type=float, help="reconnect_min of the fleet, s (3)")
     parser.add_argument("--reconnect-max", type=float, help="reconnect_max of the fleet, s (10)")
-    parser.add_argument("--only", help="comma-separated figures to run: ingest,generator,latency,idle,start,fleet,"
+    parser.add_argument("--only", help="comma-separated figures to run: ingest,generator,latency,idle,start,fleet,outbox,"
                                        "guarantees (default all)")
     options = parser.parse_args()
     full = dict(burst=100_000, runs=5, prefill=1_000_000, steady_count=10_000, steady_rate=1000, steady_runs=3,
@@ -344,7 +344,7 @@ def parse_options():
     for key, value in (smoke if options.smoke else full).items():
         if getattr(options, key) is None:
             setattr(options, key, value)
-    figures = ["ingest", "generator", "latency", "idle", "start", "fleet", "guarantees"]
+    figures = ["ingest", "generator", "latency", "idle", "start", "fleet", "outbox", "guarantees"]
     options.only = options.only.split(",") if options.only else figures
     unknown = set(options.only) - set(figures)
     if unknown:

@@ -143,6 +143,19 @@ step "one of them in full: intrapush show 2"
 step "the daemon's live state: INTRAPUSH_DATABASE=... intrapush status"
 INTRAPUSH_DATABASE="$workdir/notifications.sqlite3" "$cli" status
 
+step "a message to the server: intrapush send (printed once stored; the server acknowledges it)"
+db="$workdir/notifications.sqlite3"
+"$cli" send --database "$db" '{"id":"demo-hello","text":"hello from the host"}'
+
+step "a request and its reply: the server is told the answer, intrapush request prints it"
+"$devserver" upstream-reply --server "$server_address" --to demo-question '{"answer":42}' >/dev/null
+reply=$("$cli" request --database "$db" --timeout 10s '{"id":"demo-question","question":"the answer?"}')
+echo "$reply"
+[[ $reply == '{"id":"demo-question","reply":{"answer":42}}' ]] || fail "unexpected reply: $reply"
+
+step "what went to the server: intrapush outbox"
+"$cli" outbox --database "$db"
+
 step "what the server saw (GET /stats)"
 await "$connect_bound" "a heartbeat" heartbeat_seen
 report=$(stats)

@@ -12,7 +12,7 @@ struct DevServerCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "intrapush-devserver",
         abstract: "A reference push server for intrapush demos and tests (not for production).",
-        subcommands: [Serve.self, Push.self, Burst.self, Stats.self, Control.self, BenchClientCommand.self],
+        subcommands: [Serve.self, Push.self, Burst.self, Stats.self, Control.self, UpstreamReply.self, BenchClientCommand.self],
         defaultSubcommand: Serve.self
     )
 }
@@ -121,6 +121,22 @@ extension DevServerCommand {
 
         func run() async throws {
             print(try await server.client.push(body, org: org))
+        }
+    }
+
+    struct UpstreamReply: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "upstream-reply",
+            abstract: "Answer a client's request (now, or when it arrives) with {\"id\":ID,\"reply\":BODY}.")
+
+        @OptionGroup var server: ServerOption
+        @Option(help: "The id of the request to answer.")
+        var to: String
+        @Argument(help: "The reply, a JSON value such as {\"answer\":42}.")
+        var body: String
+
+        func run() async throws {
+            print(try await server.client.upstreamControl("reply?to=\(DevServerClient.percentEncoded(to))", body: body))
         }
     }
 

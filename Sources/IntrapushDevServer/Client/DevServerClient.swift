@@ -117,7 +117,7 @@ public struct DevServerClient: Sendable {
     }
 
     /// Percent-encodes everything outside the unreserved characters of RFC 3986.
-    static func percentEncoded(_ text: String) -> String {
+    public static func percentEncoded(_ text: String) -> String {
         var encoded = ""
         for byte in text.utf8 {
             switch byte {

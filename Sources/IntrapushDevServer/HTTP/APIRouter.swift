@@ -35,7 +35,7 @@ struct APIRouter {
         case (.GET, "/stats"):
             return statsResponse()
         case (.GET, "/upstream"):
-            return .json(.ok, hub.upstreamJSON())
+            return .json(.ok, hub.upstreamJSON(after: target.query["since"].flatMap { Int($0) } ?? 0))
         case (.POST, "/upstream/reply"):
             guard let messageID = target.query["to"], !messageID.isEmpty else {
                 return .error(.badRequest, "name the request to answer: POST /upstream/reply?to=ID with a JSON body")

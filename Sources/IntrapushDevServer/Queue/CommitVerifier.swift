@@ -61,11 +61,16 @@ final class CommitVerifier {
             sqlite3_busy_timeout(handle, 5_000)
             database = handle
         }
-        // A reply to a request is stored in the request's outbox row, not as a notification.
-        let sql = table == "notifications"
-            ? "SELECT 1 FROM notifications WHERE message_id = ?1 UNION ALL SELECT 1 FROM outbox WHERE message_id = ?1 AND state = 'replied' LIMIT 1"
-            : "SELECT 1 FROM \(table) WHERE message_id = ?1 LIMIT 1"
-        guard sqlite3_prepare_v2(database, sql, -1, &statement, nil) == SQLITE_OK else {
+        // A reply to a request is stored in the request's outbox row, not as a notification; a
+        // database made before the outbox has only notifications.
+        let candidates = table == "notifications"
+            ? ["SELECT 1 FROM notifications WHERE message_id = ?1 UNION ALL SELECT 1 FROM outbox WHERE message_id = ?1 AND state = 'replied' LIMIT 1",
+               "SELECT 1 FROM notifications WHERE message_id = ?1 LIMIT 1"]
+            : ["SELECT 1 FROM \(table) WHERE message_id = ?1 LIMIT 1"]
+        for sql in candidates where statement == nil {
+            if sqlite3_prepare_v2(database, sql, -1, &statement, nil) != SQLITE_OK { statement = nil }
+        }
+        guard statement != nil else {
             logger.warning("verify-database cannot query \(path): \(lastErrorMessage())")
             close()
             return nil

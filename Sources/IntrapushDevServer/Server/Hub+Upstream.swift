@@ -55,11 +55,11 @@ extension Hub {
         _ = queue(payload: ByteBuffer(string: payload), isBinary: false, org: org)
     }
 
-    /// `GET /upstream`: everything received, in order, and the counts.
-    func upstreamJSON() -> String {
+    /// `GET /upstream[?since=SEQ]`: what was received (after SEQ), in order, and the counts.
+    func upstreamJSON(after sequenceNumber: Int = 0) -> String {
         var output = "{\"count\":\(upstream.receipts.count),\"distinct\":\(upstream.distinctIDs.count)"
         output += ",\"uncommitted\":\(upstream.uncommitted),\"messages\":["
-        for (index, receipt) in upstream.receipts.enumerated() {
+        for (index, receipt) in upstream.receipts.dropFirst(max(0, sequenceNumber)).enumerated() {
             if index > 0 { output += "," }
             output += "{\"seq\":\(receipt.sequenceNumber),\"connection\":\(receipt.connection)"
             output += ",\"org\":\(JSONText.quoted(receipt.org)),\"id\":\(JSONText.quoted(receipt.messageID))"
