@@ -90,7 +90,7 @@ extension ConfigurationLoader {
         return nonEmpty(key, reader: &reader)
     }
 
-    private func nonEmpty(_ key: ConfigurationKey, reader: inout SettingReader) -> String? {
+    func nonEmpty(_ key: ConfigurationKey, reader: inout SettingReader) -> String? {
         guard let value = reader.string(key) else { return nil }
         guard !value.trimmingWhitespace().isEmpty else {
             reader.reject(key, "must not be empty")

@@ -54,11 +54,7 @@ extension ConfigurationLoader {
 
     /// The control socket lies beside the database, so the path must leave room for `.sock`.
     func database(reader: inout SettingReader) -> String {
-        guard let path = reader.string(.database) else { return defaultDatabase }
-        guard !path.trimmingWhitespace().isEmpty else {
-            reader.reject(.database, "must not be empty")
-            return defaultDatabase
-        }
+        guard let path = nonEmpty(.database, reader: &reader) else { return defaultDatabase }
         let socket = Configuration.controlSocket(forDatabase: path)
         guard socket.utf8.count <= Configuration.longestSocketPath else {
             reader.reject(.database, "is too long: the control socket beside it, \(socket), would exceed the \(Configuration.longestSocketPath) bytes a Unix socket path may have")

@@ -36,6 +36,12 @@ package struct CommandFailure: Error, Sendable, Equatable, CustomStringConvertib
         self.message = message
     }
 
+    /// A message for the server that was not queued: 65 when the caller must change it, 75 when
+    /// an earlier one with its id still waits.
+    package init(_ refusal: OutboxRefusal) {
+        self.init(refusal.exitStatus == Kind.dataError.rawValue ? .dataError : .temporaryFailure, refusal.message)
+    }
+
     /// Translates what opening or querying the database threw into a sentence and a status.
     package static func database(_ error: any Error, path: String, writing: Bool = false) -> CommandFailure {
         switch error {

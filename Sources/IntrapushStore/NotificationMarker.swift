@@ -11,22 +11,6 @@ package final class NotificationMarker {
     let connection: SQLiteConnection
     private lazy var outbox = OutboxTable(connection: connection)
 
-    /// Opens the existing file read-write (never creates it).
-    ///
-    /// - Throws: `DatabaseError` (e.g. `isReadOnly`/`isCannotOpen` without write permission),
-    ///   `SchemaVersionError`, `UninitializedDatabaseError`.
-    package convenience init(path: String, busyTimeout: Duration = .milliseconds(5000)) throws {
-        let connection = try SQLiteConnection(path: path, mode: .readWrite, busyTimeout: busyTimeout)
-        guard try Schema.migrator.checkVersion(of: connection) >= 1 else {
-            throw UninitializedDatabaseError(path: path)
-        }
-        // Queueing receipts needs the outbox; only a daemon migrates, so an old file has none.
-        guard try Schema.migrator.checkVersion(of: connection) >= Schema.latestVersion else {
-            throw SchemaVersionError(databaseVersion: try connection.userVersion(), supportedVersion: Schema.latestVersion)
-        }
-        self.init(connection: connection)
-    }
-
     package init(connection: SQLiteConnection) {
         self.connection = connection
     }

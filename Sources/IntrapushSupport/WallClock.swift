@@ -22,6 +22,12 @@ package enum WallClock {
 }
 
 extension Duration {
+    /// Whole milliseconds, rounded down: deadlines in the database are Unix milliseconds.
+    package var milliseconds: Int64 {
+        let (seconds, attoseconds) = components
+        return seconds * 1000 + attoseconds / 1_000_000_000_000_000
+    }
+
     /// Whole nanoseconds, saturating, for NIO's `TimeAmount`.
     package var nanoseconds: Int64 {
         let (seconds, attoseconds) = components

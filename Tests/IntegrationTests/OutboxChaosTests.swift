@@ -64,6 +64,8 @@ extension Integration {
             }
             for sender in senders { try await sender.value }
             #expect(kills == Self.kills && cuts == Self.cuts)
+            let connections = try await server.stats().connectionsTotal
+            #expect(connections > Self.cuts + Self.kills, "every fault really ended a connection (\(connections) connections)")
 
             let expected = Set(queuedIDs.withLockedValue { $0 })
             #expect(expected.count == Self.messages)

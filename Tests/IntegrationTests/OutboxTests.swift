@@ -214,7 +214,7 @@ struct TinyFilesystem {
     /// Fills what is left with a file; returns its path.
     func fill() throws -> String {
         let filler = path + "/filler"
-        FileManager.default.createFile(atPath: filler, contents: nil)
+        _ = FileManager.default.createFile(atPath: filler, contents: nil)
         let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: filler))
         let chunk = Data(repeating: 0, count: 4096)
         while (try? handle.write(contentsOf: chunk)) != nil {}

@@ -38,7 +38,7 @@ extension PushConnectionHandler {
         if let reason = actions.reportClosed {
             events.send(.closed(reason))
         }
-        if machine.state != .open(isReadingPaused: false), machine.state != .open(isReadingPaused: true) {
+        if !machine.isTakingPushes {
             outbox?.detach(self)  // closing: nothing more for the server on this connection
         }
     }
@@ -97,7 +97,7 @@ extension PushConnectionHandler {
 
 extension PushConnectionHandler: OutboxSender {
     func sendUpstream(_ entries: [OutboxEntry]) -> Bool {
-        guard let context, case .open = machine.state, context.channel.isActive else { return false }
+        guard let context, machine.isTakingPushes, context.channel.isActive else { return false }
         for entry in entries {
             write(.text, data: context.channel.allocator.buffer(string: entry.text), context: context)
         }

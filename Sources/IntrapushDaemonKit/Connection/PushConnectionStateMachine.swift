@@ -72,6 +72,11 @@ package struct PushConnectionStateMachine {
         }
     }
 
+    /// Open and not closing: pushes are taken, and messages to the server may go out.
+    package var isTakingPushes: Bool {
+        if case .open = state { true } else { false }
+    }
+
     /// How many pushes are taken and not yet committed.
     package var uncommittedCount: Int { commits.waiting.count + (commits.inFlight?.count ?? 0) }
 }

@@ -1,3 +1,4 @@
+import IntrapushQuery
 import IntrapushStore
 import IntrapushSupport
 import Logging
@@ -56,19 +57,15 @@ final class ControlRequestHandler: ChannelInboundHandler {
     }
 
     private func queue(_ text: String, kind: OutboxKind, timeout: Duration?) -> EventLoopFuture<ControlAnswer> {
-        let settings = outbox.settings
-        let message: OutboxMessage
+        let submission: OutboxSubmission
         do {
-            message = try OutboxMessage.prepare(text, idField: settings.idField, maximumSize: settings.maximumMessageSize)
+            submission = try outbox.settings.submission(text, kind: kind, timeout: timeout, queuedAt: WallClock.nowMilliseconds())
         } catch {
             return outbox.eventLoop.makeSucceededFuture(ControlAnswer(status: error.exitStatus, body: error.message))
         }
-        let now = WallClock.nowMilliseconds()
-        let submission = OutboxSubmission(
-            message: message, kind: kind, expiresAt: settings.deadline(for: kind, queuedAt: now, timeout: timeout))
         return outbox.queue(submission).map { result in
             switch result {
-            case .success(let rowID): .ok("\(rowID) \(message.id)")
+            case .success(let rowID): .ok("\(rowID) \(submission.message.id)")
             case .failure(let refusal): ControlAnswer(status: refusal.exitStatus, body: refusal.message)
             }
         }.recover { [logger] error in

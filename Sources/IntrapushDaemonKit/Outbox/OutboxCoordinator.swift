@@ -1,3 +1,4 @@
+import IntrapushQuery
 import IntrapushStore
 import IntrapushSupport
 import Logging

@@ -9,9 +9,15 @@ import IntrapushStore
 /// unacknowledged is loaded (and sent) again from the start. Events are named in the past tense;
 /// the returned `Actions` are performed by `OutboxCoordinator`.
 package struct OutboxStateMachine {
+    /// Read the next undelivered rows after row `after`, at most `limit`, for connection `generation`.
+    package struct Load: Equatable {
+        package var after: Int64
+        package var limit: Int
+        package var generation: Int
+    }
+
     package struct Actions: Equatable {
-        /// Read the next undelivered rows after `after`, at most `limit`.
-        package var load: (after: Int64, limit: Int, generation: Int)?
+        package var load: Load?
         /// Write these frames, in order.
         package var send: [OutboxEntry] = []
         /// Once written: record as sent (one attempt more).
@@ -20,12 +26,6 @@ package struct OutboxStateMachine {
         package var recordDelivered: [Int64] = []
 
         package static let none = Actions()
-
-        package static func == (lhs: Self, rhs: Self) -> Bool {
-            lhs.load?.after == rhs.load?.after && lhs.load?.limit == rhs.load?.limit
-                && lhs.load?.generation == rhs.load?.generation && lhs.send == rhs.send
-                && lhs.recordSent == rhs.recordSent && lhs.recordDelivered == rhs.recordDelivered
-        }
     }
 
     private struct Open {
@@ -157,6 +157,6 @@ package struct OutboxStateMachine {
         state.isLoading = true
         state.mayHaveMore = false
         open = state
-        return Actions(load: (state.cursor, room, generation))
+        return Actions(load: Load(after: state.cursor, limit: room, generation: generation))
     }
 }

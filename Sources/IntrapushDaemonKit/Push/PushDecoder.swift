@@ -13,12 +13,15 @@ package struct PushDecoder: Sendable, Equatable {
     /// `idField`, then the members the title and body come from, in order of preference, then
     /// `replyToField` when it is another member.
     private let wantedKeys: [[UInt8]]
+    /// Where in `wantedKeys` the reply-to member is: its own slot, or the id's when they are one.
+    private let replyToIndex: Int
 
     package init(idField: String = "id", replyToField: String? = nil) {
         self.idField = idField
         self.replyToField = replyToField ?? idField
         var keys = [Array(idField.utf8), Array("title".utf8), Array("body".utf8), Array("content".utf8), Array("message".utf8)]
         if self.replyToField != idField { keys.append(Array(self.replyToField.utf8)) }
+        self.replyToIndex = self.replyToField == idField ? 0 : keys.count - 1
         self.wantedKeys = keys
     }
 
@@ -53,7 +56,7 @@ package struct PushDecoder: Sendable, Equatable {
         push.messageID = members[0].flatMap(Self.identifier)
         push.title = members[1].flatMap(Self.text)
         push.body = members[2].flatMap(Self.text) ?? members[3].flatMap(Self.text) ?? members[4].flatMap(Self.text)
-        push.inReplyTo = members[members.count == 6 ? 5 : 0].flatMap(Self.text)
+        push.inReplyTo = members[replyToIndex].flatMap(Self.text)
     }
 
     /// A string or number member as a message id; numbers as their decimal value.

@@ -10,7 +10,7 @@ struct UpstreamLedger {
         /// Microseconds since the server started.
         var receivedAt: Int
         /// Whether its row was in the outbox when it arrived (always true without a verifier).
-        var wasCommitted = true
+        var wasCommitted: Bool
     }
 
     private(set) var receipts: [Receipt] = []
@@ -19,16 +19,17 @@ struct UpstreamLedger {
     private var cannedReplies: [String: String] = [:]
     /// Requests that arrived with no reply set, by id, with their org: answered when one is set.
     private var unanswered: [String: String] = [:]
-    /// Sent messages whose commit the verifier could not see.
-    private(set) var uncommitted = 0
+    /// Messages whose row the verifier could not see when they arrived.
+    var uncommitted: Int { receipts.count { !$0.wasCommitted } }
 
-    mutating func received(_ receipt: Receipt, wasCommitted: Bool) {
-        var receipt = receipt
-        receipt.sequenceNumber = receipts.count + 1
-        receipt.wasCommitted = wasCommitted
-        receipts.append(receipt)
-        distinctIDs.insert(receipt.messageID)
-        if !wasCommitted { uncommitted += 1 }
+    mutating func received(
+        connection: PushLedger.ConnectionID, org: String, messageID: String, payload: String, receivedAt: Int,
+        wasCommitted: Bool
+    ) {
+        receipts.append(Receipt(
+            sequenceNumber: receipts.count + 1, connection: connection, org: org, messageID: messageID,
+            payload: payload, receivedAt: receivedAt, wasCommitted: wasCommitted))
+        distinctIDs.insert(messageID)
     }
 
     /// The reply set for `messageID`, if any (taken: it is sent once); else remembers the request.

@@ -24,10 +24,8 @@ extension Hub {
             logger.error("message \(messageID) arrived before its row was visible in the outbox")
         }
         upstream.received(
-            UpstreamLedger.Receipt(
-                sequenceNumber: 0, connection: id, org: org, messageID: messageID, payload: text,
-                receivedAt: microsecondsSinceStart(at: .now())),
-            wasCommitted: wasCommitted)
+            connection: id, org: org, messageID: messageID, payload: text,
+            receivedAt: microsecondsSinceStart(at: .now()), wasCommitted: wasCommitted)
         logger.debug("message \(messageID) from the client on connection \(id)")
         if let reply = upstream.takeReply(for: messageID, org: org) {
             queueReply(reply, to: messageID, org: org)
@@ -50,8 +48,7 @@ extension Hub {
 
     /// `{"id":"REQUEST","reply":…}` (or `"echo"`), queued as a push.
     private func queueReply(_ body: String, to messageID: String, org: String, member: String = "reply") {
-        let quotedID = String(decoding: try! JSONEncoder().encode(messageID), as: UTF8.self)
-        let payload = "{\"id\":\(quotedID),\"\(member)\":\(body)}"
+        let payload = "{\"id\":\(JSONText.quoted(messageID)),\"\(member)\":\(body)}"
         _ = queue(payload: ByteBuffer(string: payload), isBinary: false, org: org)
     }
 

@@ -6,37 +6,27 @@ import IntrapushSupport
 /// connection of the CLI's own; refused with 69 when this user may not write the file.
 extension DaemonWriter {
     func queueDirectly(_ text: String, kind: OutboxKind, timeout: Duration?) throws(CommandFailure) -> Queued {
-        let message: OutboxMessage
-        do {
-            message = try OutboxMessage.prepare(
-                text, idField: configuration.upstreamIDField, maximumSize: configuration.maxMessageSize)
-        } catch {
-            throw CommandFailure(error.exitStatus == 65 ? .dataError : .temporaryFailure, error.message)
-        }
         let now = WallClock.nowMilliseconds()
-        let deadline: Int64? = switch kind {
-        case .request: now + milliseconds(timeout ?? configuration.requestTimeout)
-        case .message, .readReceipt: configuration.outboxTTL.map { now + milliseconds($0) }
+        let submission: OutboxSubmission
+        do {
+            submission = try configuration.outbox.submission(text, kind: kind, timeout: timeout, queuedAt: now)
+        } catch {
+            throw CommandFailure(error)
         }
-        let submission = OutboxSubmission(message: message, kind: kind, expiresAt: deadline)
         let result = try writing("queue the message") { connection in
             try connection.transaction { try OutboxTable(connection: connection).enqueue(submission, at: now) }
         }
         switch result {
         case .success(let rowID):
             wakeDaemonIfStarted()
-            return Queued(rowID: rowID, messageID: message.id, route: .direct)
+            return Queued(rowID: rowID, messageID: submission.message.id, route: .direct)
         case .failure(let refusal):
-            throw CommandFailure(.temporaryFailure, refusal.message)
+            throw CommandFailure(refusal)
         }
     }
 
     func markReadDirectly(ids: [Int64]?) throws(CommandFailure) -> NotificationMarker.Outcome {
-        let receipts = configuration.readReceiptText.map {
-            ReadReceiptTemplate(
-                text: $0, idField: configuration.upstreamIDField, maximumSize: configuration.maxMessageSize,
-                timeToLive: configuration.outboxTTL.map(milliseconds))
-        }
+        let receipts = configuration.outbox.receipts
         let outcome = try writing("mark notifications read") { connection in
             let marker = NotificationMarker(connection: connection)
             let now = WallClock.nowMilliseconds()
@@ -61,7 +51,7 @@ extension DaemonWriter {
             }
             return try body(connection)
         } catch let refusal as OutboxRefusal {
-            throw CommandFailure(refusal.exitStatus == 65 ? .dataError : .temporaryFailure, refusal.message)
+            throw CommandFailure(refusal)
         } catch {
             let failure = CommandFailure.database(error, path: databasePath, writing: true)
             guard failure.kind == .permissionDenied else { throw failure }
@@ -69,9 +59,5 @@ extension DaemonWriter {
                 .unavailable,
                 "intrapushd is not running, and this user may not write \(databasePath) to \(what) without it; nothing changed. Start it (systemctl start intrapush), or run as root")
         }
-    }
-
-    private func milliseconds(_ duration: Duration) -> Int64 {
-        duration.components.seconds * 1000 + duration.components.attoseconds / 1_000_000_000_000_000
     }
 }

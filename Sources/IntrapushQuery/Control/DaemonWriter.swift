@@ -31,7 +31,7 @@ package struct DaemonWriter {
 
     /// Queues a message (or a request) for the server; returns once it is committed.
     package func queue(_ text: String, kind: OutboxKind, timeout: Duration?) throws(CommandFailure) -> Queued {
-        let argument = timeout.map { String($0.components.seconds * 1000 + $0.components.attoseconds / 1_000_000_000_000_000) } ?? "-"
+        let argument = timeout.map { String($0.milliseconds) } ?? "-"
         switch try call(verb: kind == .request ? "request" : "send", argument: argument, body: text) {
         case .answered(let body):
             let words = body.split(separator: " ", maxSplits: 1)

@@ -24,8 +24,7 @@ package struct ReplyWaiter {
 
     package func wait(forRow rowID: Int64, timeout: Duration) throws(CommandFailure) -> Outcome {
         let watcher = DatabaseChangeWatcher(databasePath: databasePath, outputDescriptor: -1)
-        let giveUpAt = WallClock.nowMilliseconds() + timeout.components.seconds * 1000
-            + timeout.components.attoseconds / 1_000_000_000_000_000 + Self.grace
+        let giveUpAt = WallClock.nowMilliseconds() + timeout.milliseconds + Self.grace
         let connection: SQLiteConnection
         let select: Statement
         do {

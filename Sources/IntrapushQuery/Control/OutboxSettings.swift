@@ -1,8 +1,10 @@
 import IntrapushConfiguration
 import IntrapushStore
+import IntrapushSupport
 
-/// What queueing a message depends on, derived from the configuration; a reload replaces it
-/// without touching the connection.
+/// What queueing a message depends on, derived from the configuration: used by the daemon for
+/// the control socket (a reload replaces it) and by the CLI writing while no daemon runs, so that
+/// both check and time a message alike.
 package struct OutboxSettings: Sendable, Equatable {
     /// `upstream_id_field`.
     package var idField: String
@@ -15,12 +17,16 @@ package struct OutboxSettings: Sendable, Equatable {
     /// `read_receipt_text` and what it needs; `nil`: marking read queues nothing.
     package var receipts: ReadReceiptTemplate?
 
-    /// When a message queued at `now` stops being tried.
-    func deadline(for kind: OutboxKind, queuedAt now: Int64, timeout: Duration?) -> Int64? {
-        switch kind {
+    /// `text` checked and given its id, with its deadline: ready to queue.
+    package func submission(
+        _ text: String, kind: OutboxKind, timeout: Duration?, queuedAt now: Int64
+    ) throws(OutboxRefusal) -> OutboxSubmission {
+        let message = try OutboxMessage.prepare(text, idField: idField, maximumSize: maximumMessageSize)
+        let deadline: Int64? = switch kind {
         case .request: now + (timeout ?? requestTimeout).milliseconds
         case .message, .readReceipt: timeToLive.map { now + $0.milliseconds }
         }
+        return OutboxSubmission(message: message, kind: kind, expiresAt: deadline)
     }
 }
 
@@ -35,13 +41,5 @@ extension Configuration {
                     text: $0, idField: upstreamIDField, maximumSize: maxMessageSize,
                     timeToLive: timeToLive.map(\.milliseconds))
             })
-    }
-}
-
-extension Duration {
-    /// Whole milliseconds, rounded down.
-    var milliseconds: Int64 {
-        let (seconds, attoseconds) = components
-        return seconds * 1000 + attoseconds / 1_000_000_000_000_000
     }
 }
