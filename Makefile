@@ -106,7 +106,7 @@ interop: release interop-deps
 bench-cli: release
 	python3 scripts/bench_cli.py $(ROWS)
 
-# The daemon's speed, latency, idle cost, start and fleet figures; BENCH_FLAGS=… passes options.
+# The daemon's speed, latency, idle cost, start, fleet and outbox figures; BENCH_FLAGS=… passes options.
 bench: release
 	python3 scripts/bench.py $(BENCH_FLAGS)
 

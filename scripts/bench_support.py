@@ -345,9 +345,7 @@ def parse_options():
         if getattr(options, key) is None:
             setattr(options, key, value)
     figures = ["ingest", "generator", "latency", "idle", "start", "fleet", "outbox", "guarantees"]
-    # The outbox figure is new and not yet proven on tiny sizes: the smoke run leaves it out until it is.
-    default = [f for f in figures if not (options.smoke and f == "outbox")]
-    options.only = options.only.split(",") if options.only else default
+    options.only = options.only.split(",") if options.only else figures
     unknown = set(options.only) - set(figures)
     if unknown:
         parser.error(f"unknown figures: {', '.join(sorted(unknown))}")

@@ -60,7 +60,6 @@ struct Daemon {
             logger.error("cannot listen on the control socket \(configuration.controlSocket): \(error)")
             throw ExitCode(71)
         }
-        defer { control.close() }
         let session = SessionService(
             configuration: configuration, group: eventLoops, storeWorker: storeWorker, outbox: outbox,
             notifier: notifier, logger: logger, logLevel: logLevel, reloadConfiguration: reload
@@ -81,10 +80,15 @@ struct Daemon {
         groupConfiguration.maximumGracefulShutdownDuration = .seconds(5)
         let group = ServiceGroup(configuration: groupConfiguration)
         logger.info("started; database \(configuration.database), server \(configuration.endpoint.redactedURL)")
-        try await group.run()  // the session sends READY=1 once the signals are trapped
+        // The session sends READY=1 once the signals are trapped.
+        let outcome: Result<Void, any Error>
+        do { outcome = .success(try await group.run()) } catch { outcome = .failure(error) }
+        // The control socket's channel lives on the event loop: close it before the loop stops.
+        control.close()
         outbox.stop()
         await storeWorker.shutdown()
         try? await eventLoops.shutdownGracefully()
+        try outcome.get()
         logger.info("stopped")
     }
 }

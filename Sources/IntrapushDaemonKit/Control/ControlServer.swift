@@ -6,6 +6,7 @@ import Logging
 import NIOCore
 import NIOPosix
 import ServiceLifecycle
+import Synchronization
 
 /// The control socket: where `intrapush send`, `request` and `mark-read` reach the daemon, the
 /// database's one writer (README "How the CLI reaches the daemon").
@@ -17,6 +18,7 @@ package final class ControlServer: Service, Sendable {
     let channel: any Channel
     let path: String
     let logger: Logger
+    private let isClosed = Atomic(false)
 
     private init(channel: any Channel, path: String, logger: Logger) {
         self.channel = channel
@@ -50,8 +52,10 @@ package final class ControlServer: Service, Sendable {
         close()
     }
 
-    /// Stops taking requests and removes the socket file.
+    /// Stops taking requests and removes the socket file, once: a second unlink could remove
+    /// the socket of a daemon started since.
     package func close() {
+        guard isClosed.compareExchange(expected: false, desired: true, ordering: .relaxed).exchanged else { return }
         channel.close(promise: nil)
         unlink(path)
     }
