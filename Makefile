@@ -2,11 +2,13 @@
 #
 #   make               release binaries, the Swift runtime linked in statically
 #   make test          every Swift test, the package test (packaging/tests/deb-test.sh), the
-#                      interop matrix and the benchmark on tiny sizes
+#                      package under a real systemd (system-test.sh), the interop matrix and
+#                      the benchmark on tiny sizes
 #   make interop       the real intrapushd against server stacks we did not write (Tests/Interop)
 #   make demo          server and daemon on loopback, a few pushes, the CLI shows them
 #   make install       PREFIX=/usr DESTDIR= ; binaries, unit, sysusers, config, man pages, completions
-#   make deb           dist/intrapush_VERSION_ARCH.deb
+#   make deb           dist/intrapush_VERSION_ARCH.deb and -dbgsym (dpkg-buildpackage, debhelper)
+#   make system-test   the .deb installed, reloaded, removed, purged in a booted bookworm
 #   make bench-cli     the CLI's speed on a generated 1,000,000-row database (ROWS=…)
 #   make bench         the daemon's figures of issue 5 as one table (also .build/bench.md)
 #   make bench-smoke   the same on tiny sizes, checking only that every figure is produced
@@ -18,7 +20,7 @@ SWIFT      ?= swift
 SUDO       := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 # The one place the version lives is the top entry of the Debian changelog.
-VERSION    := $(shell head -n1 packaging/debian/changelog | cut -d' ' -f2 | tr -d '()')
+VERSION    := $(shell head -n1 debian/changelog | cut -d' ' -f2 | tr -d '()')
 # Without the Debian revision (0.1.0-1 -> 0.1.0), for the man pages.
 UPSTREAM_VERSION := $(firstword $(subst -, ,$(VERSION)))
 ARCH       := $(shell dpkg --print-architecture 2>/dev/null || uname -m)
@@ -26,7 +28,10 @@ ARCH       := $(shell dpkg --print-architecture 2>/dev/null || uname -m)
 # System packages the build links against, and those the tests use (Debian names): iproute2's
 # ip(8) makes the network namespaces of the network-awareness tests (they skip without it).
 SYSTEM_DEPS := libsqlite3-dev libsystemd-dev pkg-config
-TEST_DEPS   := dpkg-dev binutils groff-base man-db systemd procps iproute2
+TEST_DEPS   := dpkg-dev binutils groff-base man-db systemd procps iproute2 lintian curl \
+	systemd-container debootstrap
+# What dpkg-buildpackage needs besides SYSTEM_DEPS (debian/control's Build-Depends).
+DEB_DEPS    := dpkg-dev debhelper
 # lld, with relative relocations packed (DT_RELR, glibc >= 2.36) and no symbol table exported:
 # the start-up relocation pass and the dynamic symbols are what made 4-5 MiB of a static
 # binary resident at idle (measured: 25.4 -> 21.5 MiB RSS). Still position-independent.
@@ -47,9 +52,8 @@ FISHCOMPDIR := $(PREFIX)/share/fish/vendor_completions.d
 CONFDIR     := $(SYSCONFDIR)/intrapush
 
 DEB        := dist/intrapush_$(VERSION)_$(ARCH).deb
-DEB_STAGE  := .build/deb-root
 
-.PHONY: all release debug deps test-deps test swift-test deb-test interop interop-deps demo install deb clean bench-cli bench bench-smoke
+.PHONY: all release debug deps test-deps test swift-test deb-test system-test interop interop-deps demo install deb clean bench-cli bench bench-smoke
 
 all: release
 
@@ -83,6 +87,7 @@ debug: deps
 test: test-deps
 	$(MAKE) swift-test
 	$(MAKE) deb-test
+	$(MAKE) system-test
 	$(MAKE) interop
 	$(MAKE) bench-smoke
 
@@ -92,6 +97,11 @@ swift-test: deps
 
 deb-test: deb
 	packaging/tests/deb-test.sh $(DEB)
+
+# The package in a booted Debian bookworm under systemd (systemd-nspawn; root only, else it
+# skips); the bookworm root is cached in .build/system-test.
+system-test: deb
+	packaging/tests/system-test.sh $(DEB)
 
 # Debian's node-ws, Go with gorilla/websocket, Jetty 9.4, nginx, HAProxy; the pinned Python
 # stacks in .build/interop/venv. Each server program is compiled once, into .build/interop.
@@ -137,34 +147,22 @@ install: $(INSTALLED_BINARIES)
 	  sed 's/@VERSION@/$(UPSTREAM_VERSION)/' $$page | gzip -9n >$(DESTDIR)$(MANDIR)/man$${name##*.}/$$name.gz && \
 	  chmod 0644 $(DESTDIR)$(MANDIR)/man$${name##*.}/$$name.gz || exit 1; \
 	done
-	$(RELEASE_DIR)/intrapush --generate-completion-script bash >$(DESTDIR)$(BASHCOMPDIR)/intrapush
+	@# Sourced, not run: no #! line (lintian bash-completion-with-hashbang).
+	$(RELEASE_DIR)/intrapush --generate-completion-script bash | sed '1{/^#!/d}' >$(DESTDIR)$(BASHCOMPDIR)/intrapush
 	$(RELEASE_DIR)/intrapush --generate-completion-script zsh >$(DESTDIR)$(ZSHCOMPDIR)/_intrapush
 	$(RELEASE_DIR)/intrapush --generate-completion-script fish >$(DESTDIR)$(FISHCOMPDIR)/intrapush.fish
 	chmod 0644 $(DESTDIR)$(BASHCOMPDIR)/intrapush $(DESTDIR)$(ZSHCOMPDIR)/_intrapush $(DESTDIR)$(FISHCOMPDIR)/intrapush.fish
 
-# A staged /usr tree, binaries stripped (build ids kept), packed by dpkg-deb as root:root.
-deb: release
-	rm -rf $(DEB_STAGE)
-	$(MAKE) install DESTDIR=$(CURDIR)/$(DEB_STAGE) PREFIX=/usr SYSCONFDIR=/etc
-	strip --strip-unneeded --remove-section=.comment \
-	  $(DEB_STAGE)/usr/sbin/intrapushd $(DEB_STAGE)/usr/bin/intrapush
-	install -d $(DEB_STAGE)/usr/share/doc/intrapush $(DEB_STAGE)/DEBIAN
-	install -m 0644 packaging/debian/copyright $(DEB_STAGE)/usr/share/doc/intrapush/copyright
-	gzip -9nc packaging/debian/changelog >$(DEB_STAGE)/usr/share/doc/intrapush/changelog.Debian.gz
-	chmod 0644 $(DEB_STAGE)/usr/share/doc/intrapush/changelog.Debian.gz
-	install -m 0644 packaging/debian/conffiles $(DEB_STAGE)/DEBIAN/conffiles
-	install -m 0755 packaging/debian/postinst packaging/debian/prerm packaging/debian/postrm $(DEB_STAGE)/DEBIAN/
-	depends=$$(packaging/depends.sh $(DEB_STAGE)/usr/sbin/intrapushd $(DEB_STAGE)/usr/bin/intrapush) && \
-	  [ -n "$$depends" ] && \
-	  size=$$(du -sk --exclude=DEBIAN $(DEB_STAGE) | cut -f1) && \
-	  sed -e 's/@VERSION@/$(VERSION)/' -e 's/@ARCH@/$(ARCH)/' \
-	      -e "s/@DEPENDS@/$$depends/" -e "s/@INSTALLED_SIZE@/$$size/" \
-	      packaging/debian/control.in >$(DEB_STAGE)/DEBIAN/control
-	@# Conffiles are tracked by dpkg itself, not in md5sums.
-	(cd $(DEB_STAGE) && find usr -type f -exec md5sum {} + | sort -k2) >$(DEB_STAGE)/DEBIAN/md5sums
+# dpkg-buildpackage through debhelper (debian/rules): intrapush and intrapush-dbgsym in dist/,
+# with the .buildinfo and .changes beside them (lintian reads the .changes).
+deb: deps
+	$(call apt_install_missing,$(DEB_DEPS))
 	mkdir -p dist
-	dpkg-deb --root-owner-group -Zxz --build $(DEB_STAGE) $(DEB)
-	@ls -l $(DEB)
+	rm -f dist/intrapush_$(VERSION)_* dist/intrapush-dbgsym_$(VERSION)_*
+	dpkg-buildpackage -b -uc -us \
+	  --buildinfo-file=dist/intrapush_$(VERSION)_$(ARCH).buildinfo --buildinfo-option=-udist \
+	  --changes-file=dist/intrapush_$(VERSION)_$(ARCH).changes --changes-option=-udist
+	@ls -l dist/*_$(VERSION)_*
 
 clean:
 	rm -rf .build dist

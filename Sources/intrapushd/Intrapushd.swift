@@ -27,6 +27,13 @@ struct Intrapushd: AsyncParsableCommand {
     @Flag(name: .long, help: "Validate the configuration, print the effective one (token as ***) and exit 0 or 78.")
     var checkConfig = false
 
+    @Flag(name: .long, help: "With --check-config: print nothing when the configuration is valid (the unit's reload check).")
+    var quiet = false
+
+    func validate() throws {
+        if quiet && !checkConfig { throw ValidationError("--quiet goes with --check-config") }
+    }
+
     func run() async throws {
         let environment = ProcessEnvironment.current
         let loader = ConfigurationLoader(environment: environment)
@@ -35,14 +42,17 @@ struct Intrapushd: AsyncParsableCommand {
         do {
             loaded = try loader.load(explicitPath: explicitPath, purpose: .daemon)
         } catch {
+            // The journal reads <3> as the error priority: always for the daemon, and for the
+            // check when systemd runs it (the unit's reload check) rather than a person.
+            let forJournal = !checkConfig || environment["JOURNAL_STREAM"] != nil
             for problem in error.problems {
-                StandardError.writeLine(checkConfig ? "\(problem)" : "<3>\(problem)")
+                StandardError.writeLine(forJournal ? "<3>\(problem)" : "\(problem)")
             }
             throw ExitCode(78)
         }
         if checkConfig {
             for warning in loaded.warnings { StandardError.writeLine("warning: \(warning)") }
-            print(loaded.configuration.rendered(), terminator: "")
+            if !quiet { print(loaded.configuration.rendered(), terminator: "") }
             return
         }
         try await Daemon(loaded: loaded, reload: { () throws(ConfigurationError) in

@@ -74,6 +74,23 @@ extension Integration {
             _ = daemon
         }
 
+        @Test("a host that does not resolve is said in words, without the resolver's type names")
+        func unresolvableHostStatus() async throws {
+            let directory = try TestDirectory()
+            let notify = try NotifySocket(directory: directory)
+            // .invalid never resolves (RFC 6761); without DNS the lookup fails just as well.
+            let daemon = try DaemonHandle(
+                directory: directory, serverPort: 9, token: makeToken(),
+                environment: ["NOTIFY_SOCKET": notify.path, "INTRAPUSH_HOST": "push.nowhere.invalid:8080"]
+            )
+            let status = try await notify.waitFor(
+                { $0.hasPrefix("STATUS=reconnecting in") && $0.contains("cannot resolve") }, "a reconnecting status")
+            #expect(status.contains("cannot resolve push.nowhere.invalid"), "\(status)")
+            #expect(status.hasSuffix("; check host and the DNS settings"), "\(status)")
+            #expect(!status.contains("Error") && !status.contains("port 8080"), "no type names, the host once: \(status)")
+            _ = daemon
+        }
+
         @Test("WATCHDOG_PID naming another process turns the watchdog off")
         func watchdogForAnotherProcess() async throws {
             let (_, _, server, notify, daemon) = try await startConnectedNotifying(

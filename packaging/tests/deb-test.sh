@@ -5,7 +5,7 @@
 set -euo pipefail
 
 cd "$(dirname "$0")/../.."
-version=$(sed -n '1s/^intrapush (\([^)]*\)).*/\1/p' packaging/debian/changelog)
+version=$(sed -n '1s/^intrapush (\([^)]*\)).*/\1/p' debian/changelog)
 arch=$(dpkg --print-architecture)
 deb=${1:-}
 if [[ -z $deb ]]; then
@@ -32,7 +32,7 @@ check() {
 info=$(dpkg-deb --info "$deb")
 field() { dpkg-deb --field "$deb" "$1"; }
 check "Package is intrapush" test "$(field Package)" = intrapush
-check "Version $version (packaging/debian/changelog)" test "$(field Version)" = "$version"
+check "Version $version (debian/changelog)" test "$(field Version)" = "$version"
 check "Architecture $arch" test "$(field Architecture)" = "$arch"
 check "Installed-Size is set" test -n "$(field Installed-Size)"
 depends=$(field Depends)
@@ -41,8 +41,8 @@ for package in libc6 libsqlite3-0 libsystemd0; do
     check "Depends names $package" grep -qE "(^|, )$package( |,|$)" <<<"$depends"
 done
 check "Depends names no Swift runtime" bash -c '! grep -qi swift <<<"$1"' _ "$depends"
-check "Depends lets the user be created (systemd-sysusers | adduser)" \
-    grep -q 'systemd-sysusers | adduser' <<<"$depends"
+check "Depends lets the user be created (debhelper's sysusers alternatives)" \
+    grep -q 'systemd | systemd-standalone-sysusers | systemd-sysusers' <<<"$depends"
 for member in control md5sums conffiles postinst prerm postrm; do
     check "control archive has $member" grep -qE "^ +[0-9]+ bytes, +[0-9]+ lines +\*? *$member( |$)" <<<"$info"
 done
@@ -54,10 +54,14 @@ for script in postinst prerm postrm; do
     check "$script is executable" test -x "$scratch/control/$script"
     check "$script parses (sh -n)" sh -n "$scratch/control/$script"
 done
-check "postinst creates the user with systemd-sysusers" grep -q 'systemd-sysusers /usr/lib/sysusers.d/intrapush.conf' "$scratch/control/postinst"
-check "postinst falls back to adduser --system --group" grep -q 'adduser --system --group' "$scratch/control/postinst"
+check "postinst creates the user with systemd-sysusers" grep -qE 'systemd-sysusers .*intrapush\.conf' "$scratch/control/postinst"
+check "postinst enables the unit through deb-systemd-helper (remembers was-enabled)" \
+    grep -q 'deb-systemd-helper --quiet was-enabled' "$scratch/control/postinst"
+check "prerm stops the unit only through deb-systemd-invoke" grep -q 'deb-systemd-invoke stop' "$scratch/control/prerm"
+check "postrm deletes the token only on purge" \
+    bash -c 'sed -n "/= purge/,/^fi/p" "$1" | grep -q "rm -f /etc/intrapush/token"' _ "$scratch/control/postrm"
 check "postrm deletes /var/lib/intrapush only on purge" \
-    bash -c 'sed -n "/^purge)/,/;;/p" "$1" | grep -q "rm -rf /var/lib/intrapush" && [ "$(grep -c "rm -rf /var/lib/intrapush" "$1")" = 1 ]' _ "$scratch/control/postrm"
+    bash -c 'sed -n "/= purge/,/^fi/p" "$1" | grep -q "rm -rf /var/lib/intrapush" && [ "$(grep -c "rm -rf /var/lib/intrapush" "$1")" = 1 ]' _ "$scratch/control/postrm"
 
 # --- dpkg-deb --contents ----------------------------------------------------------------------
 contents=$(dpkg-deb --contents "$deb")
@@ -80,7 +84,7 @@ expect_mode() {
 }
 expect_mode 755 usr/sbin/intrapushd
 expect_mode 755 usr/bin/intrapush
-expect_mode 644 usr/lib/systemd/system/intrapush.service
+expect_mode 644 lib/systemd/system/intrapush.service
 expect_mode 644 usr/lib/sysusers.d/intrapush.conf
 expect_mode 644 etc/intrapush/intrapush.conf
 expect_mode 644 usr/share/man/man1/intrapush.1.gz
@@ -92,7 +96,7 @@ expect_mode 644 usr/share/fish/vendor_completions.d/intrapush.fish
 expect_mode 644 usr/share/doc/intrapush/copyright
 expect_mode 644 usr/share/doc/intrapush/changelog.Debian.gz
 
-unit=$root/usr/lib/systemd/system/intrapush.service
+unit=$root/lib/systemd/system/intrapush.service
 check "the unit starts /usr/sbin/intrapushd" grep -qx 'ExecStart=/usr/sbin/intrapushd' "$unit"
 check "the unit is the one in packaging/" cmp -s "$unit" packaging/intrapush.service
 check "the sysusers entry creates the user intrapush" grep -q '^u intrapush ' "$root/usr/lib/sysusers.d/intrapush.conf"
@@ -169,18 +173,41 @@ if command -v systemd-analyze >/dev/null; then
     # unpacked package plus the host's units and kill(1), in a copy of the scratch root.
     verify_root=$scratch/verify-root
     cp -a "$root" "$verify_root"
+    mkdir -p "$verify_root/usr/lib/systemd/system"
     cp -rn /usr/lib/systemd/system/. "$verify_root/usr/lib/systemd/system/"
     mkdir -p "$verify_root/tmp" "$verify_root/usr/bin"
     ln -s usr/bin "$verify_root/bin"
-    cp "$(type -P kill)" "$verify_root/usr/bin/kill"
+    cp "$(type -P kill)" "$(type -P env)" "$verify_root/usr/bin/"
     status=0
     # The man pages of Documentation= are looked up with man(1), here in the unpacked package.
     output=$(MANPATH=$root/usr/share/man systemd-analyze verify --root="$verify_root" --man=yes \
-        /usr/lib/systemd/system/intrapush.service 2>&1) || status=$?
+        /lib/systemd/system/intrapush.service 2>&1) || status=$?
     check "systemd-analyze verify is clean (status $status)" test -z "$output" -a "$status" = 0
     [[ -z $output ]] || printf '      %s\n' "$output"
 else
     echo "skip  systemd-analyze is not installed: exposure and verify not checked"
+fi
+
+# --- Debian's own checks ----------------------------------------------------------------------
+changes=${deb%.deb}.changes
+dbgsym=$(dirname "$deb")/intrapush-dbgsym_${version}_${arch}.deb
+if [[ -f $dbgsym ]]; then
+    for binary in usr/sbin/intrapushd usr/bin/intrapush; do
+        id=$(readelf -n "$root/$binary" | sed -n 's/.*Build ID: \([0-9a-f]*\).*/\1/p')
+        check "intrapush-dbgsym holds the debug symbols of /$binary (build id $id)" \
+            bash -c 'dpkg-deb --contents "$1" | grep "usr/lib/debug/.build-id/${2:0:2}/${2:2}.debug" >/dev/null' _ "$dbgsym" "$id"
+    done
+else
+    fail "intrapush-dbgsym is built beside the package ($dbgsym)"
+fi
+if command -v lintian >/dev/null && [[ -f $changes ]]; then
+    # Errors and warnings only: the information tags are about the static Swift runtime (its
+    # ICU strings read as misspellings, no fortify functions) and the unit without an init.d script.
+    tags=$(lintian --fail-on none "$changes" 2>&1 | grep -v '^running with root privileges' || true)
+    check "lintian reports no errors and no warnings" test -z "$tags"
+    [[ -z $tags ]] || printf '      %s\n' "$tags"
+else
+    fail "lintian and $changes are there (make test-deps; make deb)"
 fi
 
 echo

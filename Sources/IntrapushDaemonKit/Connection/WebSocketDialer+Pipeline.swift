@@ -117,7 +117,7 @@ extension WebSocketDialer {
                 return .unreachable(describe(first.error))
             }
             if let dnsError = error.dnsAAAAError ?? error.dnsAError {
-                return .unreachable("cannot resolve \(error.host): \(dnsError)")
+                return .unreachable(describeResolution(of: error.host, failure: dnsError))
             }
             return .unreachable("cannot connect to \(error.host):\(error.port)")
         }
@@ -129,6 +129,13 @@ extension WebSocketDialer {
             return .unreachable("the server closed the connection during the WebSocket handshake; check host and path")
         }
         return .unreachable(describe(error))
+    }
+
+    /// "cannot resolve push.corp.example (Name or service not known); check host": the resolver's
+    /// own words, without NIO's type name or the port the status line shows already.
+    static func describeResolution(of host: String, failure: any Error) -> String {
+        let cause = (failure as? SocketAddressError.UnknownHost).map { " (\($0.errorDescription))" } ?? ""
+        return "cannot resolve \(host)\(cause); check host and the DNS settings"
     }
 
     static func describe(_ error: any Error) -> String {

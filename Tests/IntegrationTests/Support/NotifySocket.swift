@@ -39,8 +39,11 @@ final class NotifySocket: @unchecked Sendable {
         drain().flatMap { $0.split(separator: "\n").map(String.init) }
     }
 
-    func waitFor(_ assignment: @escaping (String) -> Bool, _ what: String) async throws {
+    /// Waits for an assignment that matches, and returns the first one.
+    @discardableResult
+    func waitFor(_ assignment: @escaping (String) -> Bool, _ what: String) async throws -> String {
         try await eventually(what) { assignments.contains(where: assignment) }
+        return assignments.first(where: assignment)!
     }
 
     deinit {

@@ -1,0 +1,152 @@
+# Helpers of system-test.sh (sourced): checks, the container, the devserver, bounded waits.
+# Uses the caller's variables: here, root, scratch, devserver.
+
+failures=0
+leader=""          # the container's PID 1, as the host sees it
+nspawn_pid=""
+server_pid=""
+address=""         # the devserver's HOST:PORT
+port=""
+
+pass() { printf 'ok    %s\n' "$*"; }
+fail() { printf 'FAIL  %s\n' "$*"; failures=$((failures + 1)); }
+# check DESCRIPTION COMMAND...: passes when the command (a function too) succeeds.
+check() {
+    local what=$1
+    shift
+    if "$@"; then pass "$what"; else fail "$what"; fi
+}
+# check_that DESCRIPTION 'SHELL CODE': the same for a pipeline, evaluated here (functions work).
+check_that() {
+    if eval "$2"; then pass "$1"; else fail "$1"; fi
+}
+elapsed() { awk -v s="$1" -v n="$(date +%s.%N)" 'BEGIN { printf "%.1f", n - s }'; }
+
+# await TENTHS DESCRIPTION COMMAND...: polls the condition every 0.1 s; a timeout is a failure,
+# and the test goes on (the checks after it say what else broke).
+await() {
+    local bound=$1 what=$2 tries
+    shift 2
+    for ((tries = 0; tries < bound; tries++)); do
+        "$@" && return 0
+        sleep 0.1
+    done
+    fail "waited $((bound / 10)) s for $what"
+}
+
+# --- the container ----------------------------------------------------------------------------------
+boot_container() {
+    # What works on these machines: no registration with machined, the caller's scope kept, the
+    # unified cgroup hierarchy, the host's network.
+    SYSTEMD_NSPAWN_UNIFIED_HIERARCHY=1 systemd-nspawn --boot --register=no --keep-unit \
+        --volatile=overlay --directory="$root" --machine=intrapush-system-test \
+        --bind-ro="$scratch/test:/mnt/test" </dev/null >"$scratch/boot.log" 2>&1 &
+    nspawn_pid=$!
+    local tries
+    for ((tries = 0; tries < 300; tries++)); do
+        leader=$(pgrep -P "$nspawn_pid" -x systemd || true)
+        [[ -n $leader ]] && break
+        kill -0 "$nspawn_pid" 2>/dev/null || break
+        sleep 0.1
+    done
+    if [[ -z $leader ]]; then
+        tail -20 "$scratch/boot.log" >&2
+        echo "system-test: the container did not boot (log above)" >&2
+        exit 1
+    fi
+    # systemctl answers once PID 1's bus is up; then --wait waits for the boot to finish.
+    local state=""
+    for ((tries = 0; tries < 600; tries++)); do
+        state=$(inside systemctl is-system-running --wait 2>/dev/null || true)
+        [[ -n $state ]] && break
+        sleep 0.1
+    done
+    [[ $state == running ]] || { echo "system-test: the container is ${state:-not answering}:" >&2; inside systemctl --failed >&2; exit 1; }
+}
+
+# inside COMMAND...: runs in the container, with a clean environment.
+inside() {
+    nsenter -t "$leader" -a env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin LANG=C.UTF-8 "$@"
+}
+# ct_path PATH: the container's file, seen from the host.
+ct_path() { printf '/proc/%s/root%s' "$leader" "$1"; }
+
+unit_state() { inside systemctl is-active intrapush || true; }
+unit_is() { [[ $(unit_state) == "$1" ]]; }
+unit_property() { inside systemctl show --property="$1" --value intrapush; }
+restarted_since() {
+    local pid
+    pid=$(unit_property MainPID)
+    [[ $pid != 0 && $pid != "$1" ]] && unit_is active
+}
+journal_has() { inside journalctl -u intrapush -q --no-pager | grep -qF -- "$1"; }
+# integrity_check PATH: SQLite's verdict on the container's database (the host's Python reads it).
+# integrity_check PATH: SQLite's verdict on the container's database, by the container's sqlite3.
+integrity_check() { inside sqlite3 -readonly "$1" 'pragma integrity_check' 2>&1; }
+stored() { inside intrapush list --json | grep -qF "\"$1\""; }
+
+configure_daemon() {
+    set_key host "\"127.0.0.1:$port\""
+    set_key org '"acme"'
+    install_token
+}
+install_token() {
+    (umask 077 && cp "$scratch/token" "$(ct_path /etc/intrapush/token)")
+}
+# set_key KEY VALUE: sets a top-level key of the container's configuration.
+set_key() {
+    local conf
+    conf=$(ct_path /etc/intrapush/intrapush.conf)
+    sed -i "/^$1 *=/d" "$conf"
+    printf '%s = %s\n' "$1" "$2" >>"$conf"
+}
+
+# --- the devserver ----------------------------------------------------------------------------------
+start_server() {
+    (umask 077 && od -An -tx1 -N16 /dev/urandom | tr -d ' \n' >"$scratch/token")
+    "$devserver" serve --listen 127.0.0.1:0 --token-file "$scratch/token" \
+        >"$scratch/devserver.out" 2>"$scratch/devserver.log" &
+    server_pid=$!
+    local tries
+    for ((tries = 0; tries < 300; tries++)); do
+        address=$(sed -n 's/^listening on //p' "$scratch/devserver.out")
+        [[ -n $address ]] && break
+        sleep 0.1
+    done
+    [[ -n $address ]] || { cat "$scratch/devserver.log" >&2; echo "system-test: no devserver" >&2; exit 1; }
+    port=${address##*:}
+}
+server_stats() { "$devserver" stats --server "$address"; }
+# server_stat KEY: a number of the devserver's /stats.
+server_stat() { server_stats | python3 -c "import json, sys; print(json.load(sys.stdin)['$1'])"; }
+server_close_count() {
+    server_stats | python3 -c "import json, sys; print(json.load(sys.stdin)['close_codes'].get('$1', 0))"
+}
+close_count_above() { (($(server_close_count "$1") > $2)); }
+acked_at_least() { (($(server_stat acked) >= $1)); }
+connections_at_least() { (($(server_stat connections_total) >= $1)); }
+connected() {
+    [[ $(unit_property StatusText) == connected\ to* ]] && (($(server_stat connections_open) == 1))
+}
+push() { "$devserver" push --server "$address" "$1" >/dev/null; }
+upstream_has() { curl -fsS "http://$address/upstream" | grep -qF "$1"; }
+
+cleanup() {
+    local status=$?
+    if ((failures > 0 || status != 0)) && [[ -n $leader ]] && kill -0 "$leader" 2>/dev/null; then
+        echo "--- the container's journal for intrapush (last 40 lines) ---"
+        inside journalctl -u intrapush -n 40 --no-pager 2>&1 || true
+    fi
+    if [[ -n $nspawn_pid ]] && kill -0 "$nspawn_pid" 2>/dev/null; then
+        # SIGTERM asks nspawn to power the container off; KILL if it has not within 20 s.
+        kill -TERM "$nspawn_pid" 2>/dev/null || true
+        timeout 20 tail --pid="$nspawn_pid" -f /dev/null || kill -KILL "$nspawn_pid" 2>/dev/null || true
+        wait "$nspawn_pid" 2>/dev/null || true
+    fi
+    if [[ -n $server_pid ]]; then
+        kill -TERM "$server_pid" 2>/dev/null || true
+        wait "$server_pid" 2>/dev/null || true
+    fi
+    rm -rf "$scratch"
+    exit "$status"
+}

@@ -1,0 +1,195 @@
+#!/usr/bin/env bash
+# The system test: the built .deb in a booted Debian bookworm under a real systemd (PID 1 of a
+# systemd-nspawn container), driven as an administrator would, against intrapush-devserver on the
+# host's loopback (the container shares the host's network). Usage: system-test.sh [PATH.deb]
+#
+# The bookworm root comes from debootstrap once and is cached under .build/system-test; each run
+# boots it with --volatile=overlay, so nothing a run does reaches the cache. Every failed check
+# is reported; the exit status is 1 when any failed. Skips (exit 0, saying why) without root.
+set -euo pipefail
+
+cd "$(dirname "$0")/../.."
+here=$PWD
+version=$(sed -n '1s/^intrapush (\([^)]*\)).*/\1/p' debian/changelog)
+arch=$(dpkg --print-architecture)
+deb=${1:-dist/intrapush_${version}_${arch}.deb}
+devserver=${DEVSERVER:-.build/release/intrapush-devserver}
+cache=$here/.build/system-test
+# The cached root is rebuilt when this list changes.
+include=systemd,systemd-sysv,dbus,libsqlite3-0,libsystemd0,procps,sqlite3
+mirror=${DEBIAN_MIRROR:-http://deb.debian.org/debian}
+
+if [[ $EUID != 0 ]]; then
+    echo "system-test: skipped: debootstrap and systemd-nspawn need root (CI runs it as root)"
+    exit 0
+fi
+[[ -f $deb ]] || { echo "system-test: no package at $deb (make deb)" >&2; exit 1; }
+[[ -x $devserver ]] || { echo "system-test: no $devserver (make release)" >&2; exit 1; }
+
+source packaging/tests/system-test-lib.sh
+
+started=$(date +%s.%N)
+root=$cache/bookworm-$(printf '%s' "$include" | md5sum | cut -c1-8)
+if [[ ! -d $root ]]; then
+    echo "building the bookworm root with debootstrap (cached in $root)"
+    rm -rf "$cache"/bookworm-*
+    debootstrap --variant=minbase --include="$include" bookworm "$root.new" "$mirror" >"$cache/debootstrap.log" 2>&1 ||
+        { tail -20 "$cache/debootstrap.log" >&2; exit 1; }
+    mv "$root.new" "$root"
+fi
+
+scratch=$(mktemp -d "${TMPDIR:-/tmp}/intrapush-system-test.XXXXXX")
+trap cleanup EXIT
+
+# What the container sees in /mnt/test: the package, and the same package one version later.
+mkdir -p "$scratch/test"
+cp "$deb" "$scratch/test/intrapush.deb"
+next_version="${version}+systemtest1"
+dpkg-deb -R "$deb" "$scratch/next"
+sed -i "s/^Version: .*/Version: $next_version/" "$scratch/next/DEBIAN/control"
+dpkg-deb -Zxz -z1 --build "$scratch/next" "$scratch/test/intrapush-next.deb" >/dev/null
+rm -rf "$scratch/next"
+
+start_server
+boot_container
+echo "booted in $(elapsed "$started") s since the start"
+
+# --- installed: enabled, skipped until the token exists ------------------------------------------
+output=$(inside apt-get install -y -q /mnt/test/intrapush.deb 2>&1) || fail "apt-get install: $output"
+check "installing enables the unit" test "$(inside systemctl is-enabled intrapush)" = enabled
+check "without a token the unit is not started" test "$(unit_state)" = inactive
+check "postinst says what to configure" grep -q 'put the token in' <<<"$output"
+check_that "the system user intrapush exists" "inside getent passwd intrapush >/dev/null"
+check_that "the shipped configuration names no server" '! grep -qE "^host *=" "$(ct_path /etc/intrapush/intrapush.conf)"'
+
+# --- configured and started ----------------------------------------------------------------------
+configure_daemon
+inside systemctl start intrapush || fail "systemctl start intrapush"
+await 200 "the daemon to connect" connected
+check "active with a Status: line naming the server" \
+    grep -q "^connected to 127.0.0.1:$port" <<<"$(unit_property StatusText)"
+for n in 1 2 3; do push "{\"id\":\"st-$n\",\"title\":\"system test $n\"}"; done
+await 200 "3 acknowledgements" acked_at_least 3
+check_that "intrapush status as root" 'inside intrapush status | grep -q "is connected since"'
+inside useradd --create-home --groups intrapush alice
+check_that "intrapush list as a member of the group intrapush" \
+    'inside runuser -u alice -- intrapush list | grep -q "system test 3"'
+check_that "intrapush status as a member of the group intrapush" \
+    'inside runuser -u alice -- intrapush status | grep -q "is connected since"'
+check_that "intrapush send as a member of the group intrapush" \
+    "inside runuser -u alice -- intrapush send '{\"id\":\"from-alice\"}' >/dev/null"
+await 100 "the message at the server" upstream_has from-alice
+healthy_since=$(inside date '+%Y-%m-%d %H:%M:%S')
+
+# --- reload ---------------------------------------------------------------------------------------
+before=$(server_stat connections_total)
+check "reload, configuration unchanged: systemctl reload succeeds" inside systemctl reload intrapush
+await 100 "the reload to be logged" journal_has "configuration reloaded; connection kept"
+check "reload, unchanged: the connection is kept" test "$(server_stat connections_total)" = "$before"
+
+set_key heartbeat_interval '"5s"'
+check "reload, heartbeat_interval changed: systemctl reload succeeds" inside systemctl reload intrapush
+await 200 "the daemon to reconnect" connections_at_least $((before + 1))
+await 200 "the daemon to be connected again" connected
+
+check "a healthy run logs nothing at warning or above" \
+    test -z "$(inside journalctl -u intrapush -p warning --since "$healthy_since" -q --no-pager)"
+check_that "no 'Failed to set thread priority' in the journal" '! journal_has "thread priority"'
+
+before=$(server_stat connections_total)
+echo 'heartbeat_intervall = 5' >>"$(ct_path /etc/intrapush/intrapush.conf)"
+check_that "reload, invalid configuration: systemctl reload fails" '! inside systemctl reload intrapush 2>/dev/null'
+check "reload, invalid: the unit stays active" test "$(unit_state)" = active
+check "reload, invalid: the journal names the key" journal_has "heartbeat_intervall"
+push '{"id":"after-bad-reload"}'
+await 200 "a push after the failed reload" acked_at_least 4
+check "reload, invalid: the old configuration keeps running, same connection" \
+    test "$(server_stat connections_total)" = "$before"
+sed -i '/^heartbeat_intervall/d' "$(ct_path /etc/intrapush/intrapush.conf)"
+
+
+# --- watchdog -------------------------------------------------------------------------------------
+# WatchdogSec=30s shortened by a drop-in, so that the test waits seconds, not half a minute.
+mkdir -p "$(ct_path /etc/systemd/system/intrapush.service.d)"
+printf '[Service]\nWatchdogSec=3s\n' >"$(ct_path /etc/systemd/system/intrapush.service.d/watchdog.conf)"
+inside systemctl daemon-reload
+inside systemctl restart intrapush
+await 200 "the daemon to connect" connected
+frozen=$(unit_property MainPID)
+restarts=$(unit_property NRestarts)
+inside kill -STOP "$frozen"
+push '{"id":"while-frozen","title":"sent while frozen"}'
+await 300 "systemd to restart the frozen daemon" restarted_since "$frozen"
+await 200 "the daemon to connect again" connected
+await 200 "the push sent while frozen to be acknowledged" stored while-frozen
+check "watchdog: restarted by systemd ($(unit_property NRestarts) restarts)" \
+    test "$(unit_property NRestarts)" -gt "$restarts"
+check "watchdog: the journal says why" journal_has "Watchdog timeout"
+check_that "watchdog: the database passes SQLite's integrity check" \
+    '[[ $(integrity_check /var/lib/intrapush/notifications.sqlite3) == ok ]]'
+rm -r "$(ct_path /etc/systemd/system/intrapush.service.d)"
+inside systemctl daemon-reload
+
+# --- a bad configuration: 78, failed, no restart loop ---------------------------------------------
+echo 'heartbeat_intervall = 5' >>"$(ct_path /etc/intrapush/intrapush.conf)"
+inside systemctl restart intrapush 2>/dev/null || true
+await 100 "the unit to fail" unit_is failed
+check "bad configuration: exit status 78" test "$(unit_property ExecMainStatus)" = 78
+restarts=$(unit_property NRestarts)
+# RestartSec=2s: a restart would have happened within this bound. Absence cannot be awaited.
+sleep 5
+check "bad configuration: no restart (NRestarts stays $restarts, still failed)" \
+    test "$(unit_property NRestarts)/$(unit_state)" = "$restarts/failed"
+sed -i '/^heartbeat_intervall/d' "$(ct_path /etc/intrapush/intrapush.conf)"
+inside systemctl reset-failed intrapush
+inside systemctl start intrapush
+await 200 "the daemon to connect" connected
+
+# --- remove, install again ------------------------------------------------------------------------
+closes=$(server_close_count 1000)
+inside apt-get remove -y -q intrapush >/dev/null 2>&1 || fail "apt-get remove"
+await 100 "the close to reach the server" close_count_above 1000 "$closes"
+check "remove: the daemon stopped with close 1000" test "$(server_stat connections_open)" = 0
+check_that "remove: the unit is not enabled (is $(inside systemctl is-enabled intrapush 2>&1 || true))" \
+    '! inside systemctl is-enabled intrapush >/dev/null 2>&1'
+check "remove: the notifications are kept" test -f "$(ct_path /var/lib/intrapush/notifications.sqlite3)"
+check "remove: the token is kept" test -f "$(ct_path /etc/intrapush/token)"
+inside apt-get install -y -q /mnt/test/intrapush.deb >/dev/null 2>&1 || fail "apt-get install after remove"
+check "install again: enabled again" test "$(inside systemctl is-enabled intrapush)" = enabled
+await 200 "install again: started and connected" connected
+check_that "install again: the notifications are still there" \
+    '(($(inside intrapush count) >= 4))'
+
+# --- upgrade --------------------------------------------------------------------------------------
+conffile_before=$(md5sum <"$(ct_path /etc/intrapush/intrapush.conf)")
+running=$(unit_property MainPID)
+inside apt-get install -y -q /mnt/test/intrapush-next.deb >/dev/null 2>&1 </dev/null || fail "apt-get install (upgrade)"
+check "upgrade: version $next_version installed" \
+    test "$(inside dpkg-query -W -f '${Version}' intrapush)" = "$next_version"
+check "upgrade: the edited conffile is kept" \
+    test "$(md5sum <"$(ct_path /etc/intrapush/intrapush.conf)")" = "$conffile_before"
+await 200 "upgrade: the daemon restarted" restarted_since "$running"
+await 200 "upgrade: connected again" connected
+
+# --- purge, install again -------------------------------------------------------------------------
+inside apt-get purge -y -q intrapush >/dev/null 2>&1 || fail "apt-get purge"
+check "purge: the notifications are deleted" test ! -e "$(ct_path /var/lib/intrapush)"
+check "purge: the token and /etc/intrapush are deleted" test ! -e "$(ct_path /etc/intrapush)"
+inside apt-get install -y -q /mnt/test/intrapush.deb >/dev/null 2>&1 || fail "apt-get install after purge"
+check "install after purge: enabled" test "$(inside systemctl is-enabled intrapush)" = enabled
+check "install after purge: not started" test "$(unit_state)" = inactive
+# An administrator who puts a token back but configures nothing: refused, named, not retried.
+install_token
+inside systemctl start intrapush 2>/dev/null || true
+await 100 "the unit to fail" unit_is failed
+check "install after purge, token only: exit 78, no connection to a placeholder" \
+    test "$(unit_property ExecMainStatus)/$(server_stat connections_open)" = "78/0"
+check "install after purge, token only: the journal names host" journal_has "host: required"
+
+echo
+echo "system-test: $(elapsed "$started") s in all"
+if ((failures > 0)); then
+    echo "system-test: $failures check(s) failed"
+    exit 1
+fi
+echo "system-test: every check passed for $deb under systemd $(inside systemctl --version | sed -n '1s/systemd \([0-9]*\).*/\1/p')"
