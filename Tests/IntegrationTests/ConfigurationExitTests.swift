@@ -58,6 +58,32 @@ extension Integration {
             #expect(!check.stdout.contains(secret) && !check.stderr.contains(secret))
         }
 
+        @Test("the unit's reload check: --quiet prints nothing when valid; under systemd problems are errors")
+        func quietReloadCheck() async throws {
+            let directory = try TestDirectory()
+            let valid = try directory.write("valid.conf", "host = \"h:1\"\norg = \"o\"\ntoken = \"t\"\n")
+            let quiet = try ManagedProcess(
+                Binaries.path("intrapushd"), ["--check-config", "--quiet", "--config", valid], directory: directory, name: "quiet")
+            #expect(try await quiet.waitForExit() == 0)
+            #expect(quiet.stdout.isEmpty && quiet.stderr.isEmpty, "\(quiet.stdout)\(quiet.stderr)")
+
+            let invalid = try directory.write("invalid.conf", "host = \"h:1\"\norg = \"o\"\ntoken = \"t\"\nheartbeat_intervall = 5\n")
+            // systemd sets JOURNAL_STREAM for a command whose stderr is the journal.
+            let underSystemd = try ManagedProcess(
+                Binaries.path("intrapushd"), ["--check-config", "--quiet", "--config", invalid],
+                environment: ["JOURNAL_STREAM": "8:12345"], directory: directory, name: "journal")
+            #expect(try await underSystemd.waitForExit() == 78)
+            #expect(underSystemd.stderr.hasPrefix("<3>") && underSystemd.stderr.contains("heartbeat_intervall"), "\(underSystemd.stderr)")
+
+            let person = try ManagedProcess(
+                Binaries.path("intrapushd"), ["--check-config", "--config", invalid], directory: directory, name: "person")
+            #expect(try await person.waitForExit() == 78)
+            #expect(!person.stderr.contains("<3>"), "a person reads no priority prefixes: \(person.stderr)")
+
+            let misused = try ManagedProcess(Binaries.path("intrapushd"), ["--quiet"], directory: directory, name: "misused")
+            #expect(try await misused.waitForExit() == 64)
+        }
+
         @Test("the token reaches no log line, status line or argument, even at debug level and when rejected")
         func tokenNeverLogged() async throws {
             let directory = try TestDirectory()
