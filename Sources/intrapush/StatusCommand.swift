@@ -8,9 +8,10 @@ struct StatusCommand: ParsableCommand {
         commandName: "status",
         abstract: "Show what the daemon is doing: connected or not, since when, counters, database size.",
         discussion: """
-            Read from the state intrapushd keeps in its database, so it works without privileges \
-            beyond reading the database. Says plainly when the daemon is not running. Exits 0 whether \
-            or not the daemon is connected, 66 when there is no database.
+            Asks intrapushd over its control socket, beside the database; when no daemon answers, \
+            reads the state it saved in the database. Works for root and the members of the group \
+            intrapush. Says plainly when the daemon is not running, or does not answer within 2 s. \
+            Exits 0 whether or not the daemon is connected, 66 when there is no database.
 
             Examples:
               intrapush status
@@ -26,12 +27,9 @@ struct StatusCommand: ParsableCommand {
     func run() throws {
         let found = try location.locate()
         let reader = try DatabaseOptions.openReader(at: found.path)
-        // The daemon writes its state at least once per heartbeat, and on every reconnect attempt.
-        let slowest = max(
-            found.configuration?.heartbeatInterval ?? Configuration.Defaults.heartbeatInterval,
-            found.configuration?.reconnectMax ?? Configuration.Defaults.reconnectMax)
+        let daemon = StatusReport.askDaemon(socketPath: Configuration.controlSocket(forDatabase: found.path))
         let report = try querying(reader) {
-            try StatusReport.gather(reader: reader, now: WallClock.nowMilliseconds(), staleAfter: slowest * 3 + .seconds(10))
+            try StatusReport.gather(reader: reader, now: WallClock.nowMilliseconds(), daemon: daemon)
         }
         let output = StandardOutput()
         output.write(json ? report.json() : report.text(useColor: Terminal.usesColor(1, environment: ProcessEnvironment.current)))

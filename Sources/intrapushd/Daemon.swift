@@ -52,7 +52,9 @@ struct Daemon {
         let control: ControlServer
         do {
             try await outbox.start()
-            control = try await ControlServer.bind(path: configuration.controlSocket, outbox: outbox, logger: logger)
+            control = try await ControlServer.bind(
+                path: configuration.controlSocket, outbox: outbox,
+                liveState: { storeWorker.currentLiveState }, logger: logger)
         } catch let error as ControlSocketInUse {
             logger.error("\(error)")
             throw ExitCode(75)

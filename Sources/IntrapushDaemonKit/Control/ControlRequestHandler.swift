@@ -5,16 +5,19 @@ import Logging
 import NIOCore
 
 /// Answers the CLI's requests on one control-socket connection: queue a message or a request,
-/// mark notifications read. Every answer comes only after the database committed.
+/// mark notifications read (every answer only after the database committed), and tell the live
+/// state (`status`, from memory).
 final class ControlRequestHandler: ChannelInboundHandler {
     typealias InboundIn = ControlFrame
     typealias OutboundOut = ByteBuffer
 
     let outbox: OutboxCoordinator
+    let liveState: @Sendable () -> LiveState
     let logger: Logger
 
-    init(outbox: OutboxCoordinator, logger: Logger) {
+    init(outbox: OutboxCoordinator, liveState: @escaping @Sendable () -> LiveState, logger: Logger) {
         self.outbox = outbox
+        self.liveState = liveState
         self.logger = logger
     }
 
@@ -46,6 +49,10 @@ final class ControlRequestHandler: ChannelInboundHandler {
             return queue(String(buffer: frame.body), kind: kind, timeout: timeout)
         case "mark-read":
             return markRead(String(buffer: frame.body))
+        case "status":
+            var state = liveState()
+            state.updatedAt = WallClock.nowMilliseconds()
+            return eventLoop.makeSucceededFuture(.ok(state.text))
         case "wake":
             // The CLI queued directly while no daemon answered; this one started meanwhile.
             outbox.wake()

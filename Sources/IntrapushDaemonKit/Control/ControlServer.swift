@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import IntrapushQuery
+import IntrapushStore
 import Logging
 import NIOCore
 import NIOPosix
@@ -27,7 +28,10 @@ package final class ControlServer: Service, Sendable {
     }
 
     /// Listens on `path`; a stale socket file is replaced, a live one (another daemon) is not.
-    package static func bind(path: String, outbox: OutboxCoordinator, logger: Logger) async throws -> ControlServer {
+    /// `liveState` answers `status`: what the daemon is doing now, from memory.
+    package static func bind(
+        path: String, outbox: OutboxCoordinator, liveState: @escaping @Sendable () -> LiveState, logger: Logger
+    ) async throws -> ControlServer {
         if case .answered = ControlClient.probe(path: path) {
             throw ControlSocketInUse(path: path)
         }
@@ -36,7 +40,7 @@ package final class ControlServer: Service, Sendable {
             .childChannelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
                     try channel.pipeline.syncOperations.addHandler(ByteToMessageHandler(ControlFrameDecoder()))
-                    try channel.pipeline.syncOperations.addHandler(ControlRequestHandler(outbox: outbox, logger: logger))
+                    try channel.pipeline.syncOperations.addHandler(ControlRequestHandler(outbox: outbox, liveState: liveState, logger: logger))
                 }
             }
             .bind(unixDomainSocketPath: path, cleanupExistingSocketFile: true)

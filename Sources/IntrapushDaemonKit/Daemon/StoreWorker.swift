@@ -99,6 +99,9 @@ package final class StoreWorker: PushCommitter, Sendable {
         }
     }
 
+    /// The live state now, as `status` on the control socket tells it.
+    package var currentLiveState: LiveState { liveState.withLockedValue { $0 } }
+
     /// Changes the live state in memory only; it reaches the file with the next write.
     package func amendLiveState(_ change: (inout LiveState) -> Void) {
         liveState.withLockedValue { change(&$0) }

@@ -80,7 +80,8 @@ struct SessionLoop {
     private mutating func handle(_ event: ConnectionEvent, tasks: inout DiscardingTaskGroup) {
         switch event {
         case .heartbeatSent(let at):
-            persist { $0.lastHeartbeatAt = at }
+            // In memory only: `intrapush status` asks the daemon, so a heartbeat writes nothing.
+            persist(writing: false) { $0.lastHeartbeatAt = at }
             service.storeWorker.releaseMemoryIfUsed()
             // Brings the count up to date after a burst that ended between two renewals.
             setStatus(StatusLine.connected(to: configuration, received: receivedTotal))
@@ -117,16 +118,22 @@ struct SessionLoop {
         service.notifier.status(text)
     }
 
-    /// Changes the live-state row and queues its write on the store thread, without waiting.
-    /// The hook's counters ride along with every such write (a heartbeat's, at the latest).
-    /// Writes the live state: its `state` derived from the machine, then `change`.
-    func persist(_ change: (inout LiveState) -> Void) {
+    /// Changes the live state: its `state` derived from the machine, then `change`, with the
+    /// hook's counters riding along. `writing` queues the row's write on the store thread (for
+    /// changes worth keeping after a crash), without waiting; otherwise it stays in memory, where
+    /// the control socket's `status` reads it.
+    func persist(writing: Bool = true, _ change: (inout LiveState) -> Void) {
         let hookCounters = hooks.isEmpty ? nil : hooks.counters
         let derived = machine.liveState
-        service.storeWorker.updateLiveState { state in
+        let update = { (state: inout LiveState) in
             state.state = derived
             change(&state)
             if let hookCounters { state.recordHooks(hookCounters) }
+        }
+        if writing {
+            service.storeWorker.updateLiveState(update)
+        } else {
+            service.storeWorker.amendLiveState(update)
         }
     }
 }

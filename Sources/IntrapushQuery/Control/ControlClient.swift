@@ -13,6 +13,8 @@ package enum ControlClient {
         case permissionDenied(path: String)
         /// Anything else: a broken connection, an answer that cannot be read.
         case failed(path: String, reason: String)
+        /// The daemon took the connection but did not answer in time (stopped, or hung).
+        case noAnswer(path: String)
     }
 
     package enum Probe: Equatable {
@@ -32,9 +34,17 @@ package enum ControlClient {
     }
 
     /// Sends one request and waits for the answer: the exit status it carries and its text.
-    package static func call(path: String, verb: String, argument: String = "-", body: String) throws(Failure) -> (status: Int32, body: String) {
+    /// With `timeout`, a daemon that does not answer within it is `.noAnswer`.
+    package static func call(
+        path: String, verb: String, argument: String = "-", body: String, timeout: Duration? = nil
+    ) throws(Failure) -> (status: Int32, body: String) {
         let descriptor = try connect(path: path).get()
         defer { close(descriptor) }
+        if let timeout {
+            var limit = timeval(tv_sec: Int(timeout.components.seconds), tv_usec: Int(timeout.components.attoseconds / 1_000_000_000_000))
+            setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &limit, socklen_t(MemoryLayout<timeval>.size))
+            setsockopt(descriptor, SOL_SOCKET, SO_SNDTIMEO, &limit, socklen_t(MemoryLayout<timeval>.size))
+        }
         var request = Array("\(verb) \(argument) \(body.utf8.count)\n".utf8)
         request.append(contentsOf: body.utf8)
         guard writeAll(descriptor, request) else { throw .failed(path: path, reason: String(cString: strerror(errno))) }
@@ -43,6 +53,7 @@ package enum ControlClient {
         while true {
             let count = chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
             if count < 0 && errno == EINTR { continue }
+            if count < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) { throw .noAnswer(path: path) }
             guard count > 0 else { break }
             answer.append(contentsOf: chunk[0..<count])
             if let parsed = parse(answer) { return parsed }

@@ -48,7 +48,7 @@ extension StatusReport {
                 if state.state == .stopped { return ("intrapushd is not running (stopped \(updated))", "33") }
                 return ("intrapushd is not running (last state \"\(state.state)\" at \(updated); it did not stop cleanly)", "31")
             case .unresponsive:
-                return ("intrapushd (pid \(state.pid ?? 0)) has not updated its state since \(updated): it may be hung", "31")
+                return ("intrapushd (pid \(state.pid ?? 0)) does not answer: it may be stopped or hung (last saved state \(updated))", "31")
             case .running:
                 return (runningHeadline(state), state.state == .connected ? "32" : "33")
             }

@@ -3,19 +3,29 @@ import Glibc
 #endif
 import IntrapushStore
 
-/// What `intrapush status` knows: the daemon's live state from the database, whether that daemon
-/// is still running, and the database's own figures.
+/// What `intrapush status` knows: the daemon's live state (asked over its control socket, else
+/// the last one it saved in the database), whether that daemon runs, and the database's figures.
 package struct StatusReport: Sendable {
     /// Whether the daemon that wrote the state is running.
     package enum Liveness: String, Sendable {
-        /// Its process exists and its state is fresh.
+        /// It answered.
         case running
-        /// Its process exists but has not updated its state for far longer than it should.
+        /// Its control socket took the question, and it did not answer in time.
         case unresponsive
         /// It said it stopped, or its process is gone.
         case notRunning = "not-running"
         /// No daemon has written a state into this database.
         case neverRan = "never-ran"
+    }
+
+    /// What the daemon said when asked over its control socket.
+    package enum DaemonAnswer: Sendable {
+        /// Its live state, from memory: it is running.
+        case state(LiveState)
+        /// It took the connection and did not answer in time: stopped by a signal, or hung.
+        case silent
+        /// Nothing answers (no daemon, an older one, or no permission): the database's row tells.
+        case unreachable
     }
 
     package struct DatabaseFigures: Sendable {
@@ -34,15 +44,12 @@ package struct StatusReport: Sendable {
     package var database: DatabaseFigures
     package var now: Int64
 
-    /// Gathers the report.
-    ///
-    /// - Parameter staleAfter: how long the daemon may go without updating its state; it writes on
-    ///   every state change and heartbeat, and on every reconnect attempt.
+    /// Gathers the report from the daemon's answer and the database.
     package static func gather(
-        reader: NotificationReader, now: Int64, staleAfter: Duration,
+        reader: NotificationReader, now: Int64, daemon: DaemonAnswer,
         isProcessRunning: (Int32) -> Bool = StatusReport.isIntrapushdRunning
     ) throws -> StatusReport {
-        let state = try reader.liveState()
+        let saved = try reader.liveState()
         let total = try reader.count(NotificationQuery())
         let backlog = try reader.outboxBacklog()
         let figures = DatabaseFigures(
@@ -53,21 +60,34 @@ package struct StatusReport: Sendable {
             outboxWaiting: backlog.waiting,
             outboxOldestQueuedAt: backlog.oldestQueuedAt
         )
-        return StatusReport(
-            state: state,
-            liveness: liveness(of: state, now: now, staleAfter: staleAfter, isProcessRunning: isProcessRunning),
-            database: figures,
-            now: now
-        )
+        let (state, liveness): (LiveState?, Liveness) = switch daemon {
+        case .state(let live):
+            (live.withPruning(of: saved), .running)
+        case .silent:
+            (saved, .unresponsive)
+        case .unreachable:
+            (saved, liveness(of: saved, isProcessRunning: isProcessRunning))
+        }
+        return StatusReport(state: state, liveness: liveness, database: figures, now: now)
     }
 
-    static func liveness(
-        of state: LiveState?, now: Int64, staleAfter: Duration, isProcessRunning: (Int32) -> Bool
-    ) -> Liveness {
+    /// Without an answer from the daemon: whether the one that saved `state` still runs.
+    static func liveness(of state: LiveState?, isProcessRunning: (Int32) -> Bool) -> Liveness {
         guard let state else { return .neverRan }
         guard state.state != .stopped, let pid = state.pid, isProcessRunning(pid) else { return .notRunning }
-        let staleMilliseconds = staleAfter.components.seconds * 1000
-        return now - state.updatedAt > staleMilliseconds ? .unresponsive : .running
+        return .running
+    }
+
+    /// Asks the daemon of the database whose control socket is `socketPath`.
+    package static func askDaemon(socketPath: String, timeout: Duration = .seconds(2)) -> DaemonAnswer {
+        do {
+            let (status, body) = try ControlClient.call(path: socketPath, verb: "status", body: "", timeout: timeout)
+            guard status == 0, let state = LiveState(text: body) else { return .unreachable }  // an older daemon
+            return .state(state)
+        } catch {
+            if case .noAnswer = error { return .silent }
+            return .unreachable
+        }
     }
 
     /// The process exists (EPERM means it does, under another user) and, where /proc tells, it is
@@ -85,5 +105,17 @@ package struct StatusReport: Sendable {
     static func fileSize(_ path: String) -> Int64 {
         var info = stat()
         return stat(path, &info) == 0 ? Int64(info.st_size) : 0
+    }
+}
+
+extension LiveState {
+    /// The pruner owns `lastPruneAt` and `prunedTotal` and writes them in its own transactions:
+    /// the saved row has them, the daemon's memory may not.
+    fileprivate func withPruning(of saved: LiveState?) -> LiveState {
+        guard let saved else { return self }
+        var merged = self
+        merged.lastPruneAt = saved.lastPruneAt
+        merged.prunedTotal = saved.prunedTotal
+        return merged
     }
 }

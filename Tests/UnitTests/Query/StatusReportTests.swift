@@ -7,20 +7,52 @@ import Testing
     static let now: Int64 = 1_700_000_100_000
 
     private func liveness(_ state: LiveState?, alive: Bool = true) -> StatusReport.Liveness {
-        StatusReport.liveness(of: state, now: Self.now, staleAfter: .seconds(60)) { _ in alive }
+        StatusReport.liveness(of: state) { _ in alive }
     }
 
-    /// "Is it running?" comes from the pid and the age of the state, not from the state alone.
-    @Test("liveness: never ran, stopped, gone, stale, running")
+    /// Without an answer from the daemon, "is it running?" comes from the saved state and its pid.
+    @Test("liveness without the daemon's answer: never ran, stopped, gone, running")
     func livenessCases() {
-        let fresh = LiveState(pid: 10, state: .connected, updatedAt: Self.now - 5_000)
+        let saved = LiveState(pid: 10, state: .connected, updatedAt: Self.now - 600_000)
         #expect(liveness(nil) == .neverRan)
         #expect(liveness(LiveState(pid: 10, state: .stopped, updatedAt: Self.now)) == .notRunning)
-        #expect(liveness(fresh, alive: false) == .notRunning)
-        #expect(liveness(fresh) == .running)
-        var stale = fresh
-        stale.updatedAt = Self.now - 61_000
-        #expect(liveness(stale) == .unresponsive)
+        #expect(liveness(saved, alive: false) == .notRunning)
+        #expect(liveness(saved) == .running, "an old row is fine: an idle daemon does not write")
+    }
+
+    /// The daemon's answer wins over the saved row, except for the pruner's two fields; a daemon
+    /// that takes the question and does not answer is unresponsive.
+    @Test("the daemon's answer: its state with the saved pruning; silence is unresponsive")
+    func daemonAnswer() throws {
+        let fixture = try QueryFixture(count: 2)
+        let store = try NotificationStore(path: fixture.path)
+        try store.writeLiveState(LiveState(pid: 42, state: .connected, ackedTotal: 2, updatedAt: Self.now - 60_000))
+        _ = try store.pruneBatch(policy: RetentionPolicy(days: 0, maximumRows: 1), now: Self.now - 30_000)
+        let live = LiveState(
+            pid: 42, state: .connected, lastHeartbeatAt: Self.now - 1_000, receivedTotal: 3, ackedTotal: 3, updatedAt: Self.now)
+        let answered = try StatusReport.gather(reader: fixture.reader(), now: Self.now, daemon: .state(live)) { _ in false }
+        #expect(answered.liveness == .running)
+        #expect(answered.state?.ackedTotal == 3 && answered.state?.lastHeartbeatAt == Self.now - 1_000)
+        #expect(answered.state?.lastPruneAt == Self.now - 30_000)
+        let silent = try StatusReport.gather(reader: fixture.reader(), now: Self.now, daemon: .silent) { _ in true }
+        #expect(silent.liveness == .unresponsive && silent.state?.ackedTotal == 2)
+        #expect(silent.headline(useColor: false).hasPrefix("intrapushd (pid 42) does not answer: it may be stopped or hung"))
+    }
+
+    /// What the daemon tells over the socket reads back whole, and an older CLI skips what it
+    /// does not know.
+    @Test("the live state's text round-trips")
+    func liveStateText() {
+        let state = LiveState(
+            pid: 7, state: .reconnecting, server: "ws://h:1/c/***", lastHeartbeatAt: 5, reconnectAttempt: 3,
+            nextAttemptAt: 9, lastError: "cannot resolve h\nsecond line", receivedTotal: 10, storedTotal: 8,
+            duplicateTotal: 1, ackedTotal: 10, connectionsTotal: 4, startedAt: 1, updatedAt: 11, retentionDays: 90,
+            retentionMaxRows: 5, lastPruneAt: 6, prunedTotal: 2, hookRuns: 3, hookFailures: 1, hookTimeouts: 1, hookDropped: 1)
+        var expected = state
+        expected.lastError = "cannot resolve h second line"
+        #expect(LiveState(text: state.text) == expected)
+        #expect(LiveState(text: "state=connected\nupdated_at=3\nfuture_field=x\n")?.state == .connected)
+        #expect(LiveState(text: "pid=3\n") == nil)
     }
 
     /// The report says plainly that the daemon is not running, and never shows more than `***`.
@@ -32,7 +64,7 @@ import Testing
             pid: 999_999, state: .connected, server: "ws://h:1/connect/c/o/***", connectedSince: Self.now - 60_000,
             updatedAt: Self.now - 30_000))
         let report = try StatusReport.gather(
-            reader: fixture.reader(), now: Self.now, staleAfter: .seconds(60), isProcessRunning: { _ in false })
+            reader: fixture.reader(), now: Self.now, daemon: .unreachable, isProcessRunning: { _ in false })
         let text = report.text(useColor: false)
         #expect(text.hasPrefix("intrapushd is not running (last state \"connected\""))
         #expect(text.contains("Notifications:   3 (2 unread)"))
