@@ -15,7 +15,8 @@ struct Daemon {
     let loaded: LoadedConfiguration
     let reload: @Sendable () throws(ConfigurationError) -> LoadedConfiguration
 
-    func run() async throws {
+    /// Runs until SIGTERM or SIGINT, as a task on `eventLoops`' thread (`Intrapushd.run`).
+    func run(on eventLoops: MultiThreadedEventLoopGroup) async throws {
         HeapPolicy.apply()
         let configuration = loaded.configuration
         let logLevel = LogLevelControl(configuration.logLevel.loggerLevel)
@@ -44,8 +45,6 @@ struct Daemon {
             ),
             logger: logger
         )
-        // One event loop thread carries the single connection; the store has its own thread.
-        let eventLoops = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         // The outbox and the control socket share the connection's loop: no locks between them.
         let outbox = OutboxCoordinator(
             eventLoop: eventLoops.next(), storeWorker: storeWorker, settings: configuration.outbox, logger: logger)
@@ -66,7 +65,8 @@ struct Daemon {
             configuration: configuration, group: eventLoops, storeWorker: storeWorker, outbox: outbox,
             notifier: notifier, logger: logger, logLevel: logLevel, reloadConfiguration: reload
         )
-        var services: [any Service] = [session, RetentionService(storeWorker: storeWorker, logger: logger), control]
+        let retention = RetentionService(storeWorker: storeWorker, clock: EventLoopClock(eventLoop: eventLoops.next()), logger: logger)
+        var services: [any Service] = [session, retention, control]
         if let watchdog = WatchdogService(
             notifier: notifier, group: eventLoops, session: session, storeWorker: storeWorker, logger: logger
         ) {
@@ -89,7 +89,6 @@ struct Daemon {
         control.close()
         outbox.stop()
         await storeWorker.shutdown()
-        try? await eventLoops.shutdownGracefully()
         try outcome.get()
         logger.info("stopped")
     }

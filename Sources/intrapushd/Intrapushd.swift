@@ -10,7 +10,7 @@ import IntrapushSupport
 
 /// `intrapushd`: keeps one WebSocket to the on-premises server and stores every push.
 @main
-struct Intrapushd: AsyncParsableCommand {
+struct Intrapushd: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "intrapushd",
         abstract: "Keep one WebSocket to the on-premises push server and store every notification.",
@@ -34,7 +34,7 @@ struct Intrapushd: AsyncParsableCommand {
         if quiet && !checkConfig { throw ValidationError("--quiet goes with --check-config") }
     }
 
-    func run() async throws {
+    func run() throws {
         let environment = ProcessEnvironment.current
         let loader = ConfigurationLoader(environment: environment)
         let explicitPath = config
@@ -55,9 +55,14 @@ struct Intrapushd: AsyncParsableCommand {
             if !quiet { print(loaded.configuration.rendered(), terminator: "") }
             return
         }
-        try await Daemon(loaded: loaded, reload: { () throws(ConfigurationError) in
+        let daemon = Daemon(loaded: loaded, reload: { () throws(ConfigurationError) in
             try ConfigurationLoader(environment: environment).load(explicitPath: explicitPath, purpose: .daemon)
-        }).run()
+        })
+        // One event loop thread carries the connection, and every task of the daemon runs there
+        // (EventLoopTaskExecutor says why); the store and the hooks have their own threads.
+        let eventLoops = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        defer { try? eventLoops.syncShutdownGracefully() }
+        try runBlocking(on: eventLoops.next()) { try await daemon.run(on: eventLoops) }
     }
 }
 

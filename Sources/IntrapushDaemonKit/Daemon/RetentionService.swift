@@ -1,4 +1,3 @@
-import AsyncAlgorithms
 import IntrapushStore
 import Logging
 import ServiceLifecycle
@@ -13,13 +12,15 @@ package struct RetentionService: Service {
     let storeWorker: StoreWorker
     let interval: Duration
     let pauseBetweenBatches: Duration
+    let clock: EventLoopClock
     let logger: Logger
 
     package init(
-        storeWorker: StoreWorker, interval: Duration = .seconds(3600),
+        storeWorker: StoreWorker, clock: EventLoopClock, interval: Duration = .seconds(3600),
         pauseBetweenBatches: Duration = .milliseconds(5), logger: Logger
     ) {
         self.storeWorker = storeWorker
+        self.clock = clock
         self.interval = interval
         self.pauseBetweenBatches = pauseBetweenBatches
         self.logger = logger
@@ -31,12 +32,11 @@ package struct RetentionService: Service {
         await storeWorker.flushLiveState()
         let storeWorker = self.storeWorker
         let interval = self.interval
+        let clock = self.clock
         storeWorker.requestPrune()
         await withDiscardingTaskGroup { group in
             group.addTask {
-                for await _ in AsyncTimerSequence(interval: interval, clock: .continuous).cancelOnGracefulShutdown() {
-                    storeWorker.requestPrune()
-                }
+                await clock.every(interval) { storeWorker.requestPrune() }
             }
             for await _ in storeWorker.pruneRequests.stream.cancelOnGracefulShutdown() {
                 await runPass()
@@ -54,7 +54,7 @@ package struct RetentionService: Service {
                 var total = PruneProgress()
                 repeat {
                     total.add(try await storeWorker.pruneBatch(policy: policy))
-                    if !total.isComplete { try await Task.sleep(for: pauseBetweenBatches) }
+                    if !total.isComplete { try await clock.sleep(for: pauseBetweenBatches) }
                 } while !total.isComplete
                 if total.deleted > 0 {
                     logger.info("\(total)", metadata: ["retention": "\(policy)"])
@@ -63,7 +63,7 @@ package struct RetentionService: Service {
                 }
                 var left = try await storeWorker.reclaimFreePages()
                 while left > 0 {
-                    try await Task.sleep(for: pauseBetweenBatches)
+                    try await clock.sleep(for: pauseBetweenBatches)
                     let before = left
                     left = try await storeWorker.reclaimFreePages()
                     if left >= before { break }  // nothing more comes back: stop, try next pass

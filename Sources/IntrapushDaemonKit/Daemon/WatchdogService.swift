@@ -1,4 +1,3 @@
-import AsyncAlgorithms
 import Logging
 import NIOCore
 import ServiceLifecycle
@@ -28,7 +27,8 @@ package struct WatchdogService: Service {
     }
 
     package func run() async throws {
-        for await _ in AsyncTimerSequence(interval: interval, clock: .continuous).cancelOnGracefulShutdown() {
+        let (group, session, storeWorker, notifier, logger) = (group, session, storeWorker, notifier, logger)
+        await EventLoopClock(eventLoop: group.next()).every(interval) {
             do {
                 try await group.next().submit {}.get()
                 await session.probe()

@@ -96,7 +96,7 @@ extension SessionLoop {
         let service = self.service
         tasks.addTask {
             do {
-                try await Task.sleep(for: delay)
+                try await service.clock.sleep(for: delay)
                 service.send(.reconnectDelayElapsed(generation: timerGeneration))
             } catch {
                 // Cancelled: the service is stopping.
@@ -122,7 +122,7 @@ extension SessionLoop {
         let interval = configuration.reconnectMax
         tasks.addTask {
             do {
-                try await Task.sleep(for: interval)
+                try await service.clock.sleep(for: interval)
                 service.send(.networkRecheckDue(generation: timerGeneration))
             } catch {
                 // Cancelled: the service is stopping.

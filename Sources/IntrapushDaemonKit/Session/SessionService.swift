@@ -25,6 +25,8 @@ package final class SessionService: Service, Sendable {
     }
 
     let group: any EventLoopGroup
+    /// Reconnect delays and network rechecks: timers of the event loop.
+    let clock: EventLoopClock
     let storeWorker: StoreWorker
     /// Messages to the server: attached to each connection once it opens.
     let outbox: OutboxCoordinator
@@ -47,6 +49,7 @@ package final class SessionService: Service, Sendable {
     ) {
         self.initialConfiguration = configuration
         self.group = group
+        self.clock = EventLoopClock(eventLoop: group.next())
         self.storeWorker = storeWorker
         self.outbox = outbox
         self.notifier = notifier

@@ -1,0 +1,98 @@
+import IntrapushSupport
+import NIOConcurrencyHelpers
+import NIOCore
+import ServiceLifecycle
+
+/// Runs the daemon's tasks on its event loop thread instead of Swift's global pool.
+///
+/// On Linux the global pool is libdispatch's: its worker threads exit after 5 s idle, so every
+/// heartbeat (10 s apart) started a new thread (`clone3`, `setpriority`, exit) only to hand an
+/// event from the event loop to the session loop. The event loop thread lives as long as the
+/// daemon; the session loop's work per event is small, and the store has its own thread.
+package final class EventLoopTaskExecutor: TaskExecutor {
+    let eventLoop: any EventLoop
+
+    package init(eventLoop: any EventLoop) {
+        self.eventLoop = eventLoop
+    }
+
+    package func enqueue(_ job: consuming ExecutorJob) {
+        let job = UnownedJob(job)
+        eventLoop.execute {
+            job.runSynchronously(on: self.asUnownedTaskExecutor())
+        }
+    }
+}
+
+/// A clock whose sleeps are timers of the event loop: a task preferring `EventLoopTaskExecutor`
+/// wakes on that thread, where `ContinuousClock` would wake it through a libdispatch worker.
+package struct EventLoopClock: Clock {
+    package typealias Instant = ContinuousClock.Instant
+    package typealias Duration = Swift.Duration
+
+    let eventLoop: any EventLoop
+
+    package init(eventLoop: any EventLoop) {
+        self.eventLoop = eventLoop
+    }
+
+    package var now: Instant { .now }
+    package var minimumResolution: Duration { .microseconds(1) }
+
+    package func sleep(until deadline: Instant, tolerance: Duration? = nil) async throws {
+        let delay = max(.zero, deadline - .now)
+        let timer = TimerBox()
+        try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+                let scheduled = eventLoop.scheduleTask(in: .nanoseconds(Int64(delay.nanoseconds))) {}
+                scheduled.futureResult.whenComplete { result in
+                    switch result {
+                    case .success: continuation.resume()
+                    case .failure: continuation.resume(throwing: CancellationError())
+                    }
+                }
+                timer.set(scheduled)
+            }
+        } onCancel: {
+            timer.cancel()
+        }
+    }
+}
+
+/// The scheduled timer, for a cancellation that may come from another thread before or after it
+/// is set.
+private final class TimerBox: Sendable {
+    private let state = NIOLockedValueBox<(scheduled: Scheduled<Void>?, isCancelled: Bool)>((nil, false))
+
+    func set(_ timer: Scheduled<Void>) {
+        let cancelNow = state.withLockedValue { state in
+            state.scheduled = timer
+            return state.isCancelled
+        }
+        if cancelNow { timer.cancel() }
+    }
+
+    func cancel() {
+        state.withLockedValue { state in
+            state.isCancelled = true
+            return state.scheduled
+        }?.cancel()
+    }
+}
+
+extension EventLoopClock {
+    /// Runs `tick` every `interval` until the task is cancelled or the service group shuts down
+    /// gracefully. A loop, not `AsyncTimerSequence(…).cancelOnGracefulShutdown()`: that merges
+    /// its sequences in unstructured tasks, which prefer no executor and so wake on libdispatch's
+    /// pool, a new thread each time.
+    package func every(_ interval: Duration, _ tick: @escaping @Sendable () async -> Void) async {
+        try? await cancelWhenGracefulShutdown {
+            var next = now.advanced(by: interval)
+            while true {
+                try await sleep(until: next)
+                next = next.advanced(by: interval)
+                await tick()
+            }
+        }
+    }
+}
