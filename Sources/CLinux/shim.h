@@ -32,3 +32,6 @@ static inline int intrapush_pidfd_open(pid_t pid) {
 #include <linux/rtnetlink.h>  // RTMGRP_*, RTM_*, ifinfomsg, ifaddrmsg, rtmsg, rtattr
 // Tests of the monitor and RouteCheck enter a scratch network namespace on one thread.
 extern int setns(int fd, int nstype);
+
+// Signals read on the event loop (IntrapushDaemonKit/Daemon/SignalListener): no DispatchSource.
+#include <sys/signalfd.h>

@@ -74,19 +74,26 @@ struct Daemon {
         }
         var groupConfiguration = ServiceGroupConfiguration(
             services: services.map { .init(service: $0) },
-            gracefulShutdownSignals: [.sigterm, .sigint],
+            gracefulShutdownSignals: [],  // SignalListener reads them
             logger: logger
         )
         // The close handshake is bounded at 2 s; past 5 s something is stuck: cancel. The unit's
         // TimeoutStopSec stays above this.
         groupConfiguration.maximumGracefulShutdownDuration = .seconds(5)
         let group = ServiceGroup(configuration: groupConfiguration)
+        let loop = eventLoops.next()
+        let signals = try await SignalListener.listen(on: loop) { signal in
+            if signal == SIGHUP { return session.requestReload() }
+            Task(executorPreference: EventLoopTaskExecutor(eventLoop: loop)) { await group.triggerGracefulShutdown() }
+        }
         logger.info("started; database \(configuration.database), server \(configuration.endpoint.redactedURL)")
         // The session sends READY=1 once the signals are trapped.
         let outcome: Result<Void, any Error>
         do { outcome = .success(try await group.run()) } catch { outcome = .failure(error) }
-        // The control socket's channel lives on the event loop: close it before the loop stops.
+        // The control socket's and the signals' channels live on the event loop: closed before
+        // the loop stops.
         control.close()
+        try? await signals.close()
         outbox.stop()
         await storeWorker.shutdown()
         try outcome.get()

@@ -6,6 +6,7 @@ import ServiceLifecycle
 import Glibc
 #endif
 import IntrapushConfiguration
+import IntrapushDaemonKit
 import IntrapushSupport
 
 /// `intrapushd`: keeps one WebSocket to the on-premises server and stores every push.
@@ -60,6 +61,7 @@ struct Intrapushd: ParsableCommand {
         })
         // One event loop thread carries the connection, and every task of the daemon runs there
         // (EventLoopTaskExecutor says why); the store and the hooks have their own threads.
+        SignalListener.blockSignals()  // before any thread exists: all of them inherit the mask
         let eventLoops = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         defer { try? eventLoops.syncShutdownGracefully() }
         try runBlocking(on: eventLoops.next()) { try await daemon.run(on: eventLoops) }

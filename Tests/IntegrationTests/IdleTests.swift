@@ -25,6 +25,23 @@ extension Integration {
             #expect(status.stdout.contains("Last heartbeat:  ") && status.stdout.contains("(just now)"), "\(status.stdout)")
         }
 
+        /// libdispatch's first worker thread arms its pool monitor, which then wakes the process
+        /// every second for good; so no part of the daemon may start one: not the tasks, the
+        /// timers, the signals, the resolver or a reload.
+        @Test("connected, pushed, reloaded and idle: no libdispatch thread ever started")
+        func noDispatchThreads() async throws {
+            let (_, _, server, daemon) = try await startConnected()
+            _ = try await server.client.push(#"{"id":"d-1"}"#)
+            try await server.waitFor("the acknowledgement") { $0.acked == 1 }
+            daemon.process.signal(SIGHUP)
+            try await eventually("the reload") { daemon.log.contains("configuration reloaded") }
+            let heartbeats = try await server.stats().heartbeats
+            try await server.waitFor("three more heartbeats") { $0.heartbeats >= heartbeats + 3 }
+            let tasks = try FileManager.default.contentsOfDirectory(atPath: "/proc/\(daemon.process.pid)/task")
+            let names = tasks.map { (try? String(contentsOfFile: "/proc/\(daemon.process.pid)/task/\($0)/comm", encoding: .utf8)) ?? "" }
+            #expect(!names.contains { $0.contains("qos") || $0.contains("Dispatch") || $0.contains("com.apple") }, "\(names)")
+        }
+
         @Test("status counts agree with the server at once, not one heartbeat later")
         func countsAgreeWithTheServer() async throws {
             let (directory, _, server, daemon) = try await startConnected(extra: ["heartbeat_interval": "\"1h\""])

@@ -134,7 +134,8 @@ extension WebSocketDialer {
     /// "cannot resolve push.corp.example (Name or service not known); check host": the resolver's
     /// own words, without NIO's type name or the port the status line shows already.
     static func describeResolution(of host: String, failure: any Error) -> String {
-        let cause = (failure as? SocketAddressError.UnknownHost).map { " (\($0.errorDescription))" } ?? ""
+        let cause = (failure as? HostResolutionFailure).map { " (\($0.reason))" }
+            ?? (failure as? SocketAddressError.UnknownHost).map { " (\($0.errorDescription))" } ?? ""
         return "cannot resolve \(host)\(cause); check host and the DNS settings"
     }
 

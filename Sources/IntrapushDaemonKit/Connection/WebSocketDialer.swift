@@ -41,7 +41,9 @@ package struct WebSocketDialer: Sendable {
         let sslContext = self.sslContext
         let upgrade: EventLoopFuture<UpgradeOutcome>
         do {
-            upgrade = try await ClientBootstrap(group: group)
+            let eventLoop = group.next()
+            upgrade = try await ClientBootstrap(group: eventLoop)
+                .resolver(HostResolver(eventLoop: eventLoop))
                 .connectTimeout(.nanoseconds(settings.connectTimeout.nanoseconds))
                 .channelOption(.socketOption(.so_keepalive), value: 1)
                 .connect(host: settings.endpoint.host, port: settings.endpoint.port) { channel in

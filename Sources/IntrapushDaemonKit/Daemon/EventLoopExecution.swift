@@ -83,16 +83,32 @@ private final class TimerBox: Sendable {
 extension EventLoopClock {
     /// Runs `tick` every `interval` until the task is cancelled or the service group shuts down
     /// gracefully. A loop, not `AsyncTimerSequence(…).cancelOnGracefulShutdown()`: that merges
-    /// its sequences in unstructured tasks, which prefer no executor and so wake on libdispatch's
-    /// pool, a new thread each time.
+    /// its sequences in unstructured tasks of no executor preference (libdispatch workers).
     package func every(_ interval: Duration, _ tick: @escaping @Sendable () async -> Void) async {
-        try? await cancelWhenGracefulShutdown {
-            var next = now.advanced(by: interval)
+        let clock = self
+        try? await cancellingOnGracefulShutdown(on: eventLoop) {
+            var next = clock.now.advanced(by: interval)
             while true {
-                try await sleep(until: next)
+                try await clock.sleep(until: next)
                 next = next.advanced(by: interval)
                 await tick()
             }
         }
+    }
+}
+
+/// Runs `operation` on `eventLoop` until it ends, the caller is cancelled, or the service group
+/// shuts down gracefully (then it is cancelled). ServiceLifecycle's `cancelWhenGracefulShutdown`
+/// does this with a `Task {}` of its own, which prefers no executor: each call started a
+/// libdispatch worker, and the first worker arms libdispatch's pool monitor, a timer that wakes
+/// the process every second from then on.
+package func cancellingOnGracefulShutdown<T: Sendable>(
+    on eventLoop: any EventLoop, _ operation: @escaping @Sendable () async throws -> T
+) async throws -> T {
+    let task = Task(executorPreference: EventLoopTaskExecutor(eventLoop: eventLoop)) { try await operation() }
+    return try await withGracefulShutdownHandler {
+        try await withTaskCancellationHandler { try await task.value } onCancel: { task.cancel() }
+    } onGracefulShutdown: {
+        task.cancel()
     }
 }

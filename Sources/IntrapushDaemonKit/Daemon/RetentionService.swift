@@ -38,8 +38,11 @@ package struct RetentionService: Service {
             group.addTask {
                 await clock.every(interval) { storeWorker.requestPrune() }
             }
-            for await _ in storeWorker.pruneRequests.stream.cancelOnGracefulShutdown() {
-                await runPass()
+            // Not `.cancelOnGracefulShutdown()`: it merges in unstructured tasks (see `every`).
+            try? await cancellingOnGracefulShutdown(on: clock.eventLoop) {
+                for await _ in storeWorker.pruneRequests.stream {
+                    await runPass()
+                }
             }
             group.cancelAll()
         }
@@ -50,7 +53,7 @@ package struct RetentionService: Service {
         let policy = storeWorker.retentionPolicy
         guard !policy.keepsEverything else { return }
         do {
-            try await cancelWhenGracefulShutdown {
+            try await cancellingOnGracefulShutdown(on: clock.eventLoop) {
                 var total = PruneProgress()
                 repeat {
                     total.add(try await storeWorker.pruneBatch(policy: policy))

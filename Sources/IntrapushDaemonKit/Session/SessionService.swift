@@ -3,7 +3,6 @@ import Logging
 import NIOConcurrencyHelpers
 import NIOCore
 import ServiceLifecycle
-import UnixSignals
 
 /// Keeps the one WebSocket to the server: dials, reconnects with backoff, reloads on SIGHUP,
 /// closes with 1000 on graceful shutdown. All decisions come from `SessionStateMachine`; this
@@ -74,18 +73,11 @@ package final class SessionService: Service, Sendable {
         let monitor = startNetworkMonitor()
         defer { monitor?.stop() }
         loop.watchNetwork(isMonitored: monitor != nil)
-        // READY=1 only once every signal we answer is trapped: the service group traps SIGTERM
-        // and SIGINT before it starts the services, SIGHUP is trapped here. Before, a SIGTERM or
-        // a reload right after READY could meet the default action and kill the process.
-        let hangups = await UnixSignalsSequence(trapping: .sighup)
+        // The signals we answer are blocked since main and read from a signalfd
+        // (SignalListener): one that comes right after READY=1 waits there, never fatal.
         notifier.ready(status: StatusLine.connecting(to: initialConfiguration))
         await withGracefulShutdownHandler {
             await withDiscardingTaskGroup { tasks in
-                tasks.addTask {
-                    for await _ in hangups {
-                        continuation.yield(.reloadRequested)
-                    }
-                }
                 loop.start(tasks: &tasks)
                 for await event in events.stream {
                     loop.handle(event, tasks: &tasks)
@@ -104,6 +96,11 @@ package final class SessionService: Service, Sendable {
             if case .probed(let waiting) = event { waiting.resume() }
         }
         await loop.recordStopped()
+    }
+
+    /// SIGHUP: read the configuration again.
+    package func requestReload() {
+        send(.reloadRequested)
     }
 
     func send(_ event: Event) {
