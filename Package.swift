@@ -28,11 +28,9 @@ let package = Package(
         // What both programs share: the process's environment, standard error, the terminal, the
         // clock, the wake-up pipe of the threads that sleep in poll(2), JSON scanning and quoting.
         .target(name: "IntrapushSupport", dependencies: ["CLinux"]),
-        // intrapush.conf and the environment: loading, validation, the endpoint, rendering.
-        .target(
-            name: "IntrapushConfiguration",
-            dependencies: ["IntrapushSupport", .product(name: "TOMLKit", package: "TOMLKit")]
-        ),
+        // intrapush.conf and the environment: loading, validation, the endpoint, rendering. Its own
+        // TOML reader (FlatTOML): TOMLKit would link Foundation and ICU's data into both programs.
+        .target(name: "IntrapushConfiguration", dependencies: ["IntrapushSupport"]),
         // The SQLite database: connection, schema and migrations, notifications, the outbox, live
         // state, retention pruning. The daemon writes through it; the CLI reads (and writes only
         // when no daemon runs to do it).
@@ -110,6 +108,8 @@ let package = Package(
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOWebSocket", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
+                // The oracle of FlatTOML's differential test; linked into no program.
+                .product(name: "TOMLKit", package: "TOMLKit"),
             ]
         ),
         .testTarget(name: "IntrapushDevServerTests", dependencies: ["IntrapushDevServer"]),

@@ -6,7 +6,7 @@ struct UpstreamAcknowledgement: Sendable, Equatable {
 
     /// `nil` when the server does not acknowledge (`upstream_ack_text` empty).
     init?(template: String?) {
-        guard let template, let range = template.range(of: "{id}") else { return nil }
+        guard let template, let range = template.firstRange(of: "{id}") else { return nil }
         prefix = Array(template[..<range.lowerBound].utf8)
         suffix = Array(template[range.upperBound...].utf8)
     }
