@@ -35,6 +35,9 @@ check "Package is intrapush" test "$(field Package)" = intrapush
 check "Version $version (debian/changelog)" test "$(field Version)" = "$version"
 check "Architecture $arch" test "$(field Architecture)" = "$arch"
 check "Installed-Size is set" test -n "$(field Installed-Size)"
+# A per-host agent on thousands of machines (issue 15): no ICU data, no second Swift runtime.
+check "the package is at most 15 MB (is $(($(stat -c %s "$deb") / 1000000)) MB)" test "$(stat -c %s "$deb")" -le 15000000
+check "installed, at most 45 MB (is $(($(field Installed-Size) / 1000)) MB)" test "$(field Installed-Size)" -le 45000
 depends=$(field Depends)
 echo "      Depends: $depends"
 for package in libc6 libsqlite3-0 libsystemd0; do
