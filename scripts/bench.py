@@ -81,22 +81,24 @@ def figure_latency(bench, server):
     bare_row = Row("Bare SQLite commit, p50 / p99", "(baseline)",
                    f"{options.steady_count:,} single-row commits (300-byte row, WAL, synchronous=FULL) at "
                    f"{options.steady_rate:,}/s from Python's sqlite3, on the same filesystem, before each latency run")
+    transport_row = Row("Transport only, p50 / p99", "(baseline)",
+                        "the same steady pushes to `intrapush-devserver bench-client`, which acknowledges at once and "
+                        "stores nothing: the loopback and WebSocket share of the round trip")
     ratio_row = Row("Latency ÷ bare commit, p50 / p99", "≤ 1.5× / ≤ 2.5×", "medians of the rows above")
-    p50s, p99s, bare50s, bare99s = [], [], [], []
+    p50s, p99s, bare50s, bare99s, transport50s, transport99s = [], [], [], [], [], []
     for run in range(options.steady_runs):
+        latency = steady_latency(bench, server, None, f"t{run}-")
+        transport50s.append(latency["p50"] / 1000)
+        transport99s.append(latency["p99"] / 1000)
         bare = bare_commit_latencies(bench.run_directory(f"bare-{run}"), options.steady_count, options.steady_rate)
         bare50s.append(statistics.median(bare))
         bare99s.append(bare[int(len(bare) * 0.99) - 1])
         log(f"  bare commit run {run + 1}: p50 {bare50s[-1]:.3f} ms, p99 {bare99s[-1]:.3f} ms")
         database = os.path.join(bench.run_directory(f"latency-{run}"), "notifications.sqlite3")
         daemon = bench.connected_daemon(server, database)
-        count = options.steady_count
-        server.request("POST", f"/push/steady?count={count}&rate={options.steady_rate}&size=300&prefix=l{run}-")
-        stats = wait_for(lambda: (lambda s: s if s["ack_latency_us"]["count"] >= count else None)(server.stats()),
-                         count / options.steady_rate + 30, f"{count:,} timed acknowledgements", interval=0.1)
+        latency = steady_latency(bench, server, daemon, f"l{run}-")
         bench.stop_daemon(daemon)
         shutil.rmtree(os.path.dirname(database))
-        latency = stats["ack_latency_us"]
         p50s.append(latency["p50"] / 1000)
         p99s.append(latency["p99"] / 1000)
         log(f"  latency run {run + 1}: p50 {latency['p50'] / 1000:.3f} ms, p90 {latency['p90'] / 1000:.3f} ms, "
@@ -110,7 +112,28 @@ def figure_latency(bench, server):
     ratio50, ratio99 = statistics.median(p50s) / bare50, statistics.median(p99s) / bare99
     ratio_row.values = ("", f"{ratio50:.2f}× / {ratio99:.2f}×", "")
     ratio_row.met = ratio50 <= 1.5 and ratio99 <= 2.5
-    return [p50_row, p99_row, bare_row, ratio_row]
+    transport_row.values = ("", f"{statistics.median(transport50s):.3f} / {statistics.median(transport99s):.3f} ms", "")
+    return [p50_row, p99_row, bare_row, transport_row, ratio_row]
+
+
+def steady_latency(bench, server, daemon, prefix):
+    """Flush→ack latencies of one steady run, as the server timed them; without `daemon`, to the
+    bench client."""
+    options = bench.options
+    client = None
+    if daemon is None:
+        with open(os.path.join(bench.work, "bench-client.log"), "ab") as log_file:
+            client = bench.spawn([DEVSERVER, "bench-client", "--server", f"127.0.0.1:{server.port}", "--org", ORG,
+                                  "--token-file", bench.token_file], stdout=subprocess.DEVNULL, stderr=log_file)
+        wait_for(lambda: server.stats()["connections_open"] == 1, 20, "the bench client to connect")
+    count = options.steady_count
+    server.request("POST", f"/push/steady?count={count}&rate={options.steady_rate}&size=300&prefix={prefix}")
+    stats = wait_for(lambda: (lambda s: s if s["ack_latency_us"]["count"] >= count else None)(server.stats()),
+                     count / options.steady_rate + 30, f"{count:,} timed acknowledgements", interval=0.1)
+    if client is not None:
+        bench.stop(client)
+        wait_for(lambda: server.stats()["connections_open"] == 0, 20, "the bench client to leave")
+    return stats["ack_latency_us"]
 
 
 def bare_commit_latencies(directory, count, rate):
