@@ -124,7 +124,7 @@ await 200 "the daemon to connect again" connected
 await 200 "the push sent while frozen to be acknowledged" stored while-frozen
 check "watchdog: restarted by systemd ($(unit_property NRestarts) restarts)" \
     test "$(unit_property NRestarts)" -gt "$restarts"
-check "watchdog: the journal says why" journal_has "Watchdog timeout"
+await 50 "watchdog: the journal to say why" journal_has "Watchdog timeout"
 check_that "watchdog: the database passes SQLite's integrity check" \
     '[[ $(integrity_check /var/lib/intrapush/notifications.sqlite3) == ok ]]'
 rm -r "$(ct_path /etc/systemd/system/intrapush.service.d)"
