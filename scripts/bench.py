@@ -15,6 +15,7 @@ from bench_support import (DAEMON, DEVSERVER, ORG, ROOT, Bench, parse_options, t
                            Interrupted, NotifyListener, Row, log, now_us, proc_status, runs, summarise, tail,
                            task_cpu_and_switches, wait_for)
 from bench_outbox import figure_outbox
+from bench_latency import figure_latency
 
 # --- the figures -------------------------------------------------------------------------------
 
@@ -69,95 +70,6 @@ def figure_load_generator(bench, server):
     row.values = summarise(rates, lambda v: f"{v:,.0f}")
     row.met = statistics.median(rates) >= 4 * 50_000
     return [row]
-
-
-def figure_latency(bench, server):
-    options = bench.options
-    method = (f"POST /push/steady: {options.steady_count:,} pushes at {options.steady_rate:,}/s, "
-              f"{runs(options.steady_runs)}, fresh daemon and database per run; server time from right before the push's flush to reading "
-              f"its ack")
-    p50_row = Row("Latency p50 at 1,000 pushes/s", "≤ 0.5 ms", method)
-    p99_row = Row("Latency p99 at 1,000 pushes/s", "≤ 2 ms", "same runs")
-    bare_row = Row("Bare SQLite commit, p50 / p99", "(baseline)",
-                   f"{options.steady_count:,} single-row commits (300-byte row, WAL, synchronous=FULL) at "
-                   f"{options.steady_rate:,}/s from Python's sqlite3, on the same filesystem, before each latency run")
-    transport_row = Row("Transport only, p50 / p99", "(baseline)",
-                        "the same steady pushes to `intrapush-devserver bench-client`, which acknowledges at once and "
-                        "stores nothing: the loopback and WebSocket share of the round trip")
-    ratio_row = Row("Latency ÷ bare commit, p50 / p99", "≤ 1.5× / ≤ 2.5×", "medians of the rows above")
-    p50s, p99s, bare50s, bare99s, transport50s, transport99s = [], [], [], [], [], []
-    for run in range(options.steady_runs):
-        latency = steady_latency(bench, server, None, f"t{run}-")
-        transport50s.append(latency["p50"] / 1000)
-        transport99s.append(latency["p99"] / 1000)
-        bare = bare_commit_latencies(bench.run_directory(f"bare-{run}"), options.steady_count, options.steady_rate)
-        bare50s.append(statistics.median(bare))
-        bare99s.append(bare[int(len(bare) * 0.99) - 1])
-        log(f"  bare commit run {run + 1}: p50 {bare50s[-1]:.3f} ms, p99 {bare99s[-1]:.3f} ms")
-        database = os.path.join(bench.run_directory(f"latency-{run}"), "notifications.sqlite3")
-        daemon = bench.connected_daemon(server, database)
-        latency = steady_latency(bench, server, daemon, f"l{run}-")
-        bench.stop_daemon(daemon)
-        shutil.rmtree(os.path.dirname(database))
-        p50s.append(latency["p50"] / 1000)
-        p99s.append(latency["p99"] / 1000)
-        log(f"  latency run {run + 1}: p50 {latency['p50'] / 1000:.3f} ms, p90 {latency['p90'] / 1000:.3f} ms, "
-            f"p99 {latency['p99'] / 1000:.3f} ms, max {latency['max'] / 1000:.3f} ms")
-    p50_row.values = summarise(p50s, lambda v: f"{v:.3f} ms")
-    p99_row.values = summarise(p99s, lambda v: f"{v:.3f} ms")
-    p50_row.met = statistics.median(p50s) <= 0.5
-    p99_row.met = statistics.median(p99s) <= 2
-    bare50, bare99 = statistics.median(bare50s), statistics.median(bare99s)
-    bare_row.values = ("", f"{bare50:.3f} / {bare99:.3f} ms", "")
-    ratio50, ratio99 = statistics.median(p50s) / bare50, statistics.median(p99s) / bare99
-    ratio_row.values = ("", f"{ratio50:.2f}× / {ratio99:.2f}×", "")
-    ratio_row.met = ratio50 <= 1.5 and ratio99 <= 2.5
-    transport_row.values = ("", f"{statistics.median(transport50s):.3f} / {statistics.median(transport99s):.3f} ms", "")
-    return [p50_row, p99_row, bare_row, transport_row, ratio_row]
-
-
-def steady_latency(bench, server, daemon, prefix):
-    """Flush→ack latencies of one steady run, as the server timed them; without `daemon`, to the
-    bench client."""
-    options = bench.options
-    client = None
-    if daemon is None:
-        with open(os.path.join(bench.work, "bench-client.log"), "ab") as log_file:
-            client = bench.spawn([DEVSERVER, "bench-client", "--server", f"127.0.0.1:{server.port}", "--org", ORG,
-                                  "--token-file", bench.token_file], stdout=subprocess.DEVNULL, stderr=log_file)
-        wait_for(lambda: server.stats()["connections_open"] == 1, 20, "the bench client to connect")
-    count = options.steady_count
-    server.request("POST", f"/push/steady?count={count}&rate={options.steady_rate}&size=300&prefix={prefix}")
-    stats = wait_for(lambda: (lambda s: s if s["ack_latency_us"]["count"] >= count else None)(server.stats()),
-                     count / options.steady_rate + 30, f"{count:,} timed acknowledgements", interval=0.1)
-    if client is not None:
-        bench.stop(client)
-        wait_for(lambda: server.stats()["connections_open"] == 0, 20, "the bench client to leave")
-    return stats["ack_latency_us"]
-
-
-def bare_commit_latencies(directory, count, rate):
-    """Milliseconds per commit of one 300-byte row, WAL and synchronous=FULL, paced at `rate`/s:
-    what the disk allows a durable acknowledgement at best."""
-    connection = sqlite3.connect(os.path.join(directory, "bare.sqlite3"), isolation_level=None)
-    connection.execute("PRAGMA journal_mode=WAL")
-    connection.execute("PRAGMA synchronous=FULL")
-    connection.execute("CREATE TABLE rows (id INTEGER PRIMARY KEY, payload TEXT NOT NULL)")
-    payload = "x" * 300
-    samples = []
-    next_slot = time.perf_counter()
-    for _ in range(count):
-        next_slot += 1 / rate
-        delay = next_slot - time.perf_counter()
-        if delay > 0:
-            time.sleep(delay)
-        started = time.perf_counter()
-        connection.execute("BEGIN")
-        connection.execute("INSERT INTO rows (payload) VALUES (?)", (payload,))
-        connection.execute("COMMIT")
-        samples.append((time.perf_counter() - started) * 1000)
-    connection.close()
-    return sorted(samples)
 
 
 def figure_idle(bench, server):
