@@ -13,8 +13,8 @@ extension FlatTOML {
         var current: UInt8? { index < bytes.count ? bytes[index] : nil }
         func peek(_ offset: Int) -> UInt8? { index + offset < bytes.count ? bytes[index + offset] : nil }
         func at(_ text: String) -> Bool {
-            let utf8 = Array(text.utf8)
-            return index + utf8.count <= bytes.count && Array(bytes[index..<(index + utf8.count)]) == utf8
+            let count = text.utf8.count
+            return index + count <= bytes.count && bytes[index..<(index + count)].elementsEqual(text.utf8)
         }
 
         func error(_ message: String) -> SyntaxError {

@@ -2,9 +2,9 @@ extension FlatTOML.Parser {
     mutating func value() throws(FlatTOML.SyntaxError) -> RawSetting.Value {
         switch current {
         case UInt8(ascii: "\""):
-            return .string(at("\"\"\"") ? try multilineBasicString() : try basicString())
+            return .string(at("\"\"\"") ? try multilineString(quote: UInt8(ascii: "\""), escapes: true) : try basicString())
         case UInt8(ascii: "'"):
-            return .string(at("'''") ? try multilineLiteralString() : try literalString())
+            return .string(at("'''") ? try multilineString(quote: UInt8(ascii: "'"), escapes: false) : try literalString())
         case UInt8(ascii: "["):
             return try array()
         case UInt8(ascii: "{"):
@@ -58,21 +58,23 @@ extension FlatTOML.Parser {
         return String(decoding: bytes[start..<index], as: UTF8.self)
     }
 
-    mutating func multilineBasicString() throws(FlatTOML.SyntaxError) -> String {
+    /// `"""…"""` (with escapes) or `'''…'''` (without).
+    mutating func multilineString(quote: UInt8, escapes: Bool) throws(FlatTOML.SyntaxError) -> String {
+        let delimiter = String(repeating: Character(Unicode.Scalar(quote)), count: 3)
         advance(3)
         _ = skipLineEnd()  // a newline right after the delimiter is not part of the string
         var text: [UInt8] = []
         while true {
             guard let byte = current else { throw error("the string is not closed") }
-            if at("\"\"\"") {
+            if at(delimiter) {
                 // Up to two quotes may end the content right before the delimiter.
                 var quotes = 3
-                while peek(quotes) == UInt8(ascii: "\"") && quotes < 5 { quotes += 1 }
-                text.append(contentsOf: Array(repeating: UInt8(ascii: "\""), count: quotes - 3))
+                while peek(quotes) == quote && quotes < 5 { quotes += 1 }
+                text.append(contentsOf: Array(repeating: quote, count: quotes - 3))
                 advance(quotes)
                 return String(decoding: text, as: UTF8.self)
             }
-            if byte == UInt8(ascii: "\\") {
+            if escapes && byte == UInt8(ascii: "\\") {
                 let mark = index
                 advance()
                 skipSpaces()
@@ -87,29 +89,6 @@ extension FlatTOML.Parser {
                 index = mark
                 text.append(contentsOf: try escape())
             } else if skipLineEnd() {
-                text.append(0x0A)
-            } else {
-                try checkStringByte(byte)
-                text.append(byte)
-                advance()
-            }
-        }
-    }
-
-    mutating func multilineLiteralString() throws(FlatTOML.SyntaxError) -> String {
-        advance(3)
-        _ = skipLineEnd()
-        var text: [UInt8] = []
-        while true {
-            guard let byte = current else { throw error("the string is not closed") }
-            if at("'''") {
-                var quotes = 3
-                while peek(quotes) == UInt8(ascii: "'") && quotes < 5 { quotes += 1 }
-                text.append(contentsOf: Array(repeating: UInt8(ascii: "'"), count: quotes - 3))
-                advance(quotes)
-                return String(decoding: text, as: UTF8.self)
-            }
-            if skipLineEnd() {
                 text.append(0x0A)
             } else {
                 try checkStringByte(byte)

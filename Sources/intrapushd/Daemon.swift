@@ -87,7 +87,8 @@ struct Daemon {
             Task(executorPreference: EventLoopTaskExecutor(eventLoop: loop)) { await group.triggerGracefulShutdown() }
         }
         logger.info("started; database \(configuration.database), server \(configuration.endpoint.redactedURL)")
-        // The session sends READY=1 once the signals are trapped.
+        // The session sends READY=1; a signal that comes before is blocked (since main) and waits
+        // in the signalfd that SignalListener reads.
         let outcome: Result<Void, any Error>
         do { outcome = .success(try await group.run()) } catch { outcome = .failure(error) }
         // The control socket's and the signals' channels live on the event loop: closed before

@@ -42,6 +42,18 @@ extension Integration {
             #expect(!names.contains { $0.contains("qos") || $0.contains("Dispatch") || $0.contains("com.apple") }, "\(names)")
         }
 
+        /// The socket takes the question (the kernel accepts for a stopped process); the answer
+        /// does not come, and the CLI says so after its 2 s instead of waiting for ever.
+        @Test("a stopped daemon: status says it does not answer")
+        func stoppedDaemonDoesNotAnswer() async throws {
+            let (directory, _, _, daemon) = try await startConnected()
+            daemon.process.signal(SIGSTOP)
+            defer { daemon.process.signal(SIGCONT) }
+            let status = try await runCLI(["status", "--config", daemon.configPath], directory: directory)
+            #expect(status.stdout.hasPrefix("intrapushd (pid \(daemon.process.pid)) does not answer: it may be stopped or hung"),
+                    "\(status.stdout)")
+        }
+
         @Test("status counts agree with the server at once, not one heartbeat later")
         func countsAgreeWithTheServer() async throws {
             let (directory, _, server, daemon) = try await startConnected(extra: ["heartbeat_interval": "\"1h\""])

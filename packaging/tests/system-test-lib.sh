@@ -80,11 +80,13 @@ restarted_since() {
     pid=$(unit_property MainPID)
     [[ $pid != 0 && $pid != "$1" ]] && unit_is active
 }
-journal_has() { inside journalctl -u intrapush -q --no-pager | grep -qF -- "$1"; }
+# Pipelines end in `grep >/dev/null`, not `grep -q`: under pipefail, a -q that stops reading at
+# the first match kills the writer with SIGPIPE and the pipeline fails though it matched.
+journal_has() { inside journalctl -u intrapush -q --no-pager | grep -F -- "$1" >/dev/null; }
 # integrity_check PATH: SQLite's verdict on the container's database (the host's Python reads it).
 # integrity_check PATH: SQLite's verdict on the container's database, by the container's sqlite3.
 integrity_check() { inside sqlite3 -readonly "$1" 'pragma integrity_check' 2>&1; }
-stored() { inside intrapush list --json | grep -qF "\"$1\""; }
+stored() { inside intrapush list --json | grep -F "\"$1\"" >/dev/null; }
 
 configure_daemon() {
     set_key host "\"127.0.0.1:$port\""
@@ -130,7 +132,7 @@ connected() {
     [[ $(unit_property StatusText) == connected\ to* ]] && (($(server_stat connections_open) == 1))
 }
 push() { "$devserver" push --server "$address" "$1" >/dev/null; }
-upstream_has() { curl -fsS "http://$address/upstream" | grep -qF "$1"; }
+upstream_has() { curl -fsS "http://$address/upstream" | grep -F "$1" >/dev/null; }
 
 cleanup() {
     local status=$?

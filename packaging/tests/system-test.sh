@@ -70,12 +70,12 @@ check "active with a Status: line naming the server" \
     grep -q "^connected to 127.0.0.1:$port" <<<"$(unit_property StatusText)"
 for n in 1 2 3; do push "{\"id\":\"st-$n\",\"title\":\"system test $n\"}"; done
 await 200 "3 acknowledgements" acked_at_least 3
-check_that "intrapush status as root" 'inside intrapush status | grep -q "is connected since"'
+check_that "intrapush status as root" 'inside intrapush status | grep "is connected since" >/dev/null'
 inside useradd --create-home --groups intrapush alice
 check_that "intrapush list as a member of the group intrapush" \
-    'inside runuser -u alice -- intrapush list | grep -q "system test 3"'
+    'inside runuser -u alice -- intrapush list | grep "system test 3" >/dev/null'
 check_that "intrapush status as a member of the group intrapush" \
-    'inside runuser -u alice -- intrapush status | grep -q "is connected since"'
+    'inside runuser -u alice -- intrapush status | grep "is connected since" >/dev/null'
 check_that "intrapush send as a member of the group intrapush" \
     "inside runuser -u alice -- intrapush send '{\"id\":\"from-alice\"}' >/dev/null"
 await 100 "the message at the server" upstream_has from-alice
@@ -124,7 +124,7 @@ await 200 "the daemon to connect again" connected
 await 200 "the push sent while frozen to be acknowledged" stored while-frozen
 check "watchdog: restarted by systemd ($(unit_property NRestarts) restarts)" \
     test "$(unit_property NRestarts)" -gt "$restarts"
-await 50 "watchdog: the journal to say why" journal_has "Watchdog timeout"
+check "watchdog: the journal says why" journal_has "Watchdog timeout"
 check_that "watchdog: the database passes SQLite's integrity check" \
     '[[ $(integrity_check /var/lib/intrapush/notifications.sqlite3) == ok ]]'
 rm -r "$(ct_path /etc/systemd/system/intrapush.service.d)"

@@ -27,8 +27,7 @@ package struct WatchdogService: Service {
     }
 
     package func run() async throws {
-        let (group, session, storeWorker, notifier, logger) = (group, session, storeWorker, notifier, logger)
-        await EventLoopClock(eventLoop: group.next()).every(interval) {
+        await EventLoopClock(eventLoop: group.next()).every(interval) { [self] in
             do {
                 try await group.next().submit {}.get()
                 await session.probe()
