@@ -33,6 +33,7 @@ root=$cache/bookworm-$(printf '%s' "$include" | md5sum | cut -c1-8)
 if [[ ! -d $root ]]; then
     echo "building the bookworm root with debootstrap (cached in $root)"
     rm -rf "$cache"/bookworm-*
+    mkdir -p "$cache"
     debootstrap --variant=minbase --include="$include" bookworm "$root.new" "$mirror" >"$cache/debootstrap.log" 2>&1 ||
         { tail -20 "$cache/debootstrap.log" >&2; exit 1; }
     mv "$root.new" "$root"
