@@ -14,7 +14,6 @@ package final class NotificationStore: @unchecked Sendable {
     private let insertNotification: Statement
     private let upsertLiveState: Statement
     private let selectLiveState: Statement
-    private let healthQuery: Statement
     /// Made on the first `pruneBatch`, so that a store that never prunes prepares nothing for it.
     var retentionPruner: RetentionPruner?
     /// The outbox's statements, prepared on first use.
@@ -39,7 +38,6 @@ package final class NotificationStore: @unchecked Sendable {
         insertNotification = try connection.prepare(NotificationStore.insertSQL, persistent: true)
         upsertLiveState = try connection.prepare(LiveState.upsertSQL, persistent: true)
         selectLiveState = try connection.prepare(LiveState.selectSQL, persistent: true)
-        healthQuery = try connection.prepare("SELECT count(*) FROM daemon_state", persistent: true)
     }
 
     /// Stores a batch of pushes, and the live state when given, in ONE transaction: one commit,
@@ -100,12 +98,6 @@ package final class NotificationStore: @unchecked Sendable {
     /// commit (see `Checkpointer`).
     package func onCommit(walPages handler: @escaping (_ walPages: Int) -> Void) {
         connection.onCommit(walPages: handler)
-    }
-
-    /// Runs a trivial query against the file; throws when the database no longer answers.
-    package func checkHealth() throws {
-        defer { healthQuery.reset() }
-        try healthQuery.step()
     }
 
     private func insert(_ push: Push) throws -> StoreOutcome {

@@ -10,7 +10,7 @@ import IntrapushDaemonKit
 import IntrapushStore
 import IntrapushSupport
 
-/// Wires the daemon's parts together: store thread, session, watchdog, signals.
+/// Wires the daemon's parts together: store thread, session, outbox, control socket, signals.
 struct Daemon {
     let loaded: LoadedConfiguration
     let reload: @Sendable () throws(ConfigurationError) -> LoadedConfiguration
@@ -66,12 +66,8 @@ struct Daemon {
             notifier: notifier, logger: logger, logLevel: logLevel, reloadConfiguration: reload
         )
         let retention = RetentionService(storeWorker: storeWorker, clock: EventLoopClock(eventLoop: eventLoops.next()), logger: logger)
-        var services: [any Service] = [session, retention, control]
-        if let watchdog = WatchdogService(
-            notifier: notifier, group: eventLoops, session: session, storeWorker: storeWorker, logger: logger
-        ) {
-            services.append(watchdog)
-        }
+        // The session loop also feeds systemd's watchdog (`WatchdogSchedule`).
+        let services: [any Service] = [session, retention, control]
         var groupConfiguration = ServiceGroupConfiguration(
             services: services.map { .init(service: $0) },
             gracefulShutdownSignals: [],  // SignalListener reads them

@@ -10,7 +10,7 @@ import NIOPosix
 /// Every database call runs on this thread, in submission order, so the store needs no lock and
 /// a batch's live-state row is written in the batch's own transaction (no extra fsync).
 package final class StoreWorker: PushCommitter, Sendable {
-    let pool: NIOThreadPool
+    let pool: StoreThread
     let store: NotificationStore
     private let checkpointer: Checkpointer?
     let liveState: NIOLockedValueBox<LiveState>
@@ -35,8 +35,7 @@ package final class StoreWorker: PushCommitter, Sendable {
             logger.warning("checkpoints stay in the commits: cannot open a second connection", metadata: ["error": "\(error)"])
             self.checkpointer = nil
         }
-        self.pool = NIOThreadPool(numberOfThreads: 1)
-        pool.start()
+        self.pool = StoreThread()
     }
 
     package func commit(_ pushes: [Push], on eventLoop: any EventLoop) -> EventLoopFuture<[StoreOutcome]> {
@@ -62,8 +61,8 @@ package final class StoreWorker: PushCommitter, Sendable {
         let store = self.store
         let liveState = self.liveState
         let logger = self.logger
-        pool.submit { poolState in
-            guard case .active = poolState else { return }
+        pool.submit { isActive in
+            guard isActive else { return }
             let snapshot = liveState.withLockedValue { state in
                 state.updatedAt = WallClock.nowMilliseconds()
                 return state
@@ -84,8 +83,8 @@ package final class StoreWorker: PushCommitter, Sendable {
         }
         guard hasCommitted else { return }
         let store = self.store
-        pool.submit { poolState in
-            guard case .active = poolState else { return }
+        pool.submit { isActive in
+            guard isActive else { return }
             store.releaseMemory()
         }
     }
@@ -107,11 +106,9 @@ package final class StoreWorker: PushCommitter, Sendable {
         liveState.withLockedValue { change(&$0) }
     }
 
-    /// Proves the store thread and the database answer (for the watchdog).
-    package func checkHealth() async throws {
-        let store = self.store
-        try await pool.runIfActive { try store.checkHealth() }
-    }
+    /// How long work has waited on the store thread without any of it finishing (nil when
+    /// none waits): the watchdog's measure of a hung database, read without waking the thread.
+    package var stalledFor: Duration? { pool.stalledFor }
 
     package func shutdown() async {
         try? await pool.shutdownGracefully()

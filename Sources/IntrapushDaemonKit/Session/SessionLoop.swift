@@ -22,6 +22,10 @@ struct SessionLoop {
     var isFinished = false
     /// The `on_notification` runner(s); each connection hands its stored notifications over.
     var hooks: HookRunners
+    /// Nil when systemd asked for no watchdog.
+    var watchdog: WatchdogSchedule?
+    /// The last due turn found the database stuck (logged once per stall).
+    var isWatchdogHungry = false
 
     init(service: SessionService, configuration: Configuration) {
         self.service = service
@@ -31,6 +35,7 @@ struct SessionLoop {
             random: SystemRandomNumberGenerator()
         )
         self.hooks = HookRunners(command: configuration.hookCommand, logger: service.logger)
+        self.watchdog = service.notifier.watchdogTimeout().map(WatchdogSchedule.init(period:))
     }
 
     var logger: Logger { service.logger }
@@ -70,8 +75,8 @@ struct SessionLoop {
             perform(machine.shutdownRequested(), tasks: &tasks)
         case .reloadRequested:
             reload(tasks: &tasks)
-        case .probed(let waiting):
-            waiting.resume()
+        case .watchdogFallbackDue:
+            watchdog?.fallbackFired()  // the turn itself is what counts (`loopTurned`)
         default:
             break  // an event of a superseded connection or timer
         }

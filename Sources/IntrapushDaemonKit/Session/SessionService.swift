@@ -20,7 +20,8 @@ package final class SessionService: Service, Sendable {
         case networkRecheckDue(generation: Int)
         case shutdownRequested
         case reloadRequested
-        case probed(CheckedContinuation<Void, Never>)
+        /// A turn of the loop for the watchdog when no heartbeat is due to make one.
+        case watchdogFallbackDue
     }
 
     let group: any EventLoopGroup
@@ -58,15 +59,6 @@ package final class SessionService: Service, Sendable {
         self.events = AsyncStream.makeStream(of: Event.self)
     }
 
-    /// Returns once the loop has handled an event: proves it is not stuck (for the watchdog).
-    package func probe() async {
-        await withCheckedContinuation { continuation in
-            if case .terminated = events.continuation.yield(.probed(continuation)) {
-                continuation.resume()
-            }
-        }
-    }
-
     package func run() async throws {
         let continuation = events.continuation
         var loop = SessionLoop(service: self, configuration: initialConfiguration)
@@ -79,9 +71,11 @@ package final class SessionService: Service, Sendable {
         await withGracefulShutdownHandler {
             await withDiscardingTaskGroup { tasks in
                 loop.start(tasks: &tasks)
+                loop.loopTurned(tasks: &tasks)
                 for await event in events.stream {
                     loop.handle(event, tasks: &tasks)
                     if loop.isFinished { break }
+                    loop.loopTurned(tasks: &tasks)
                 }
                 // The connection is closed: nothing more reaches the hooks. Replaced runners
                 // still retiring in `tasks` end by the same deadline.
@@ -92,9 +86,6 @@ package final class SessionService: Service, Sendable {
             continuation.yield(.shutdownRequested)
         }
         continuation.finish()
-        for await event in events.stream {
-            if case .probed(let waiting) = event { waiting.resume() }
-        }
         await loop.recordStopped()
     }
 

@@ -169,12 +169,4 @@ struct NotificationStoreTests {
         #expect(error?.description.contains("No such file or directory") == true)
         #expect(FileManager.default.fileExists(atPath: directory.path + "/absent") == false)
     }
-
-    @Test("checkHealth succeeds on an open store")
-    func health() throws {
-        let directory = try StoreTestDirectory()
-        let store = try NotificationStore(path: directory.file())
-        try store.checkHealth()
-        try store.checkHealth()
-    }
 }

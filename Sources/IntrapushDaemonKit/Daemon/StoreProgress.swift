@@ -1,0 +1,29 @@
+/// Whether the store thread keeps up, as the watchdog sees it: work is waiting and none of it
+/// finished for a while. Kept as work is handed over and finishes, so checking it asks nothing
+/// of the thread (an idle daemon's watchdog costs no wake-up). Pure: the caller gives the time.
+struct StoreProgress {
+    /// Tasks handed to the thread and not finished yet.
+    private(set) var pending = 0
+    /// The last time a task finished, or work arrived at an idle thread.
+    private(set) var lastProgressAt: ContinuousClock.Instant
+
+    init(at now: ContinuousClock.Instant) {
+        lastProgressAt = now
+    }
+
+    mutating func submitted(at now: ContinuousClock.Instant) {
+        if pending == 0 { lastProgressAt = now }  // an idle thread owes nothing until now
+        pending += 1
+    }
+
+    mutating func finished(at now: ContinuousClock.Instant) {
+        assert(pending > 0, "a store task finished that was never submitted")
+        pending -= 1
+        lastProgressAt = now
+    }
+
+    /// How long work has waited without any of it finishing; nil when nothing waits.
+    func stalledFor(at now: ContinuousClock.Instant) -> Duration? {
+        pending > 0 ? now - lastProgressAt : nil
+    }
+}

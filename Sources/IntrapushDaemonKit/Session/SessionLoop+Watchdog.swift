@@ -1,0 +1,32 @@
+/// Feeding systemd's watchdog on the loop's turns (see `WatchdogSchedule`).
+extension SessionLoop {
+    /// After every event the loop handled.
+    mutating func loopTurned(tasks: inout DiscardingTaskGroup) {
+        guard var schedule = watchdog else { return }
+        defer { watchdog = schedule }
+        let now = ContinuousClock.now
+        guard schedule.isDue(at: now) else { return }
+        if let stalled = service.storeWorker.stalledFor, stalled >= schedule.stallLimit {
+            if !isWatchdogHungry {
+                logger.error("the database has not finished a write for \(StatusLine.format(stalled)); not feeding the watchdog, so systemd restarts the daemon if it stays stuck")
+            }
+            isWatchdogHungry = true
+        } else {
+            isWatchdogHungry = false
+            service.notifier.watchdogAlive()
+            schedule.fed(at: now)
+        }
+        let heartbeats = channel == nil ? nil : configuration.heartbeatInterval
+        guard schedule.armsFallback(heartbeatInterval: heartbeats) else { return }
+        let service = self.service
+        let delay = schedule.fallbackDelay
+        tasks.addTask {
+            do {
+                try await service.clock.sleep(for: delay)
+                service.send(.watchdogFallbackDue)
+            } catch {
+                // Cancelled: the service is stopping.
+            }
+        }
+    }
+}

@@ -1,0 +1,36 @@
+import Foundation
+import IntrapushStore
+import Testing
+
+extension Integration {
+    @Suite("Watchdog: fed on the loop's turns, starved by a stuck database")
+    struct WatchdogTests {
+        /// A stuck database is a hung daemon for systemd: pushes wait on it unacknowledged. The
+        /// lock comes from a real second SQLite connection, as a stuck `fdatasync` would look.
+        @Test("a write that cannot finish starves the watchdog; feeding resumes once it finishes, and the push is stored")
+        func stuckDatabaseStarvesTheWatchdog() async throws {
+            // A 2 s watchdog: work on the store thread that has not moved for 1 s counts as hung.
+            // The daemon's busy timeout (5 s) outlasts the lock this test holds (~3 s).
+            let (_, _, server, notify, daemon) = try await startConnectedNotifying(environment: ["WATCHDOG_USEC": "2000000"])
+            func feeds() -> Int { notify.assignments.filter { $0 == "WATCHDOG=1" }.count }
+            try await eventually("two watchdog pings while healthy") { feeds() >= 2 }
+
+            let holder = try SQLiteConnection(path: daemon.databasePath)
+            try holder.execute("BEGIN IMMEDIATE")
+            _ = try await server.client.push(#"{"id":"stuck-1","title":"Waits for the lock"}"#)
+            try await eventually("the daemon to say the database is stuck") {
+                daemon.log.contains("the database has not finished a write for")
+            }
+            let fedBefore = feeds()
+            // Proving an absence takes a span of time: heartbeats (200 ms) turn the loop ~7 times in it.
+            try await Task.sleep(for: .milliseconds(1500))
+            #expect(feeds() == fedBefore, "no WATCHDOG=1 while the write is stuck")
+            #expect(try await server.stats().acked == 0, "nothing acknowledged before its commit")
+
+            try holder.execute("COMMIT")
+            try await server.waitFor("the push to be acknowledged") { $0.acked == 1 }
+            try await eventually("the watchdog to be fed again") { feeds() > fedBefore }
+            #expect(try DatabaseReader(path: daemon.databasePath).integer("SELECT count(*) FROM notifications") == 1)
+        }
+    }
+}
