@@ -119,6 +119,9 @@ class Bench:
                 process.wait()
         self.processes.clear()
         shutil.rmtree(self.work, ignore_errors=True)
+        # Databases the latency figure put on tmpfs, named after the work directory.
+        for path in glob.glob(os.path.join("/dev/shm", os.path.basename(self.work) + "-*")):
+            shutil.rmtree(path, ignore_errors=True)
 
     def write_config(self, name, port, database, heartbeat=None, reconnect_min=1, reconnect_max=60):
         heartbeat = heartbeat or self.options.heartbeat
