@@ -61,6 +61,8 @@ extension Configuration {
         } else {
             lines.append("# read_receipt_text: unset")
         }
+        if let metricsListen { add("metrics_listen", string: metricsListen.description) } else { lines.append("# metrics_listen: unset") }
+        if let metricsFile { add("metrics_file", string: metricsFile) } else { lines.append("# metrics_file: unset") }
         lines.append("# control socket (beside the database): \(controlSocket)")
         return lines.joined(separator: "\n") + "\n"
     }

@@ -62,6 +62,10 @@ package struct Configuration: Sendable, Equatable {
     package var requestTimeout: Duration
     /// A JSON object text queued for the server when a notification is marked read.
     package var readReceiptText: String?
+    /// Where `GET /metrics` is served (Prometheus text); `nil`: nowhere.
+    package var metricsListen: ListenAddress?
+    /// A file the same text is written to, atomically (node_exporter's textfile collector).
+    package var metricsFile: String?
 
     package init(
         host: String,
@@ -95,7 +99,9 @@ package struct Configuration: Sendable, Equatable {
         outboxWindow: Int = Defaults.outboxWindow,
         outboxTTL: Duration? = Defaults.outboxTTL,
         requestTimeout: Duration = Defaults.requestTimeout,
-        readReceiptText: String? = nil
+        readReceiptText: String? = nil,
+        metricsListen: ListenAddress? = nil,
+        metricsFile: String? = nil
     ) {
         self.host = host
         self.org = org
@@ -129,6 +135,8 @@ package struct Configuration: Sendable, Equatable {
         self.outboxTTL = outboxTTL
         self.requestTimeout = requestTimeout
         self.readReceiptText = readReceiptText
+        self.metricsListen = metricsListen
+        self.metricsFile = metricsFile
     }
 
     /// `on_notification` split into a program and its arguments; `nil` when unset (or, for a

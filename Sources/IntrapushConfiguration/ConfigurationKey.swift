@@ -33,6 +33,8 @@ enum ConfigurationKey: String, CaseIterable, Sendable {
     case outboxTTL = "outbox_ttl"
     case requestTimeout = "request_timeout"
     case readReceiptText = "read_receipt_text"
+    case metricsListen = "metrics_listen"
+    case metricsFile = "metrics_file"
 
     static let environmentPrefix = "INTRAPUSH_"
 

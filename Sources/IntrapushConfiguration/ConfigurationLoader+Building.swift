@@ -68,7 +68,9 @@ extension ConfigurationLoader {
             outboxWindow: outboxWindow(reader: &reader),
             outboxTTL: outboxTTL(reader: &reader),
             requestTimeout: reader.duration(.requestTimeout) ?? Configuration.Defaults.requestTimeout,
-            readReceiptText: readReceiptText(reader: &reader)
+            readReceiptText: readReceiptText(reader: &reader),
+            metricsListen: metricsListen(reader: &reader),
+            metricsFile: metricsFile(reader: &reader, purpose: purpose)
         )
     }
 

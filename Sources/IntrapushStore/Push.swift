@@ -18,6 +18,9 @@ package struct Push: Sendable, Equatable {
     package var receivedAt: Int64
     /// The string member `reply_to_field` of a JSON object payload: the request it may answer.
     package var inReplyTo: String?
+    /// When the frame was read, on the monotonic clock (`CLOCK_MONOTONIC` nanoseconds; 0 when
+    /// not taken): the start of its push→ack latency.
+    package var arrivedAtUptimeNanoseconds: UInt64 = 0
     /// The outbox row of the waiting request this frame answers: it is stored there as the
     /// reply, not as a notification. Set by the daemon, which knows what waits.
     package var answersRequest: Int64?

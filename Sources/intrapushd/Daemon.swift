@@ -61,9 +61,23 @@ struct Daemon {
             logger.error("cannot listen on the control socket \(configuration.controlSocket): \(error)")
             throw ExitCode(71)
         }
+        let exporter = configuration.metricsListen == nil && configuration.metricsFile == nil ? nil
+            : MetricsExporter(metrics: DaemonMetrics(), databasePath: configuration.database) { storeWorker.currentLiveState }
+        var metricsServer: MetricsServer?
+        if let exporter, let address = configuration.metricsListen {
+            do {
+                metricsServer = try await MetricsServer.bind(address: address, exporter: exporter, eventLoop: eventLoops.next(), logger: logger)
+            } catch {
+                logger.error("cannot listen on metrics_listen \(address): \(error); change metrics_listen or free the port")
+                control.close()
+                outbox.stop()
+                await storeWorker.shutdown()
+                throw ExitCode(71)
+            }
+        }
         let session = SessionService(
             configuration: configuration, group: eventLoops, storeWorker: storeWorker, outbox: outbox,
-            notifier: notifier, logger: logger, logLevel: logLevel, reloadConfiguration: reload
+            notifier: notifier, metrics: exporter, logger: logger, logLevel: logLevel, reloadConfiguration: reload
         )
         let retention = RetentionService(storeWorker: storeWorker, clock: EventLoopClock(eventLoop: eventLoops.next()), logger: logger)
         // The session loop also feeds systemd's watchdog (`WatchdogSchedule`).
@@ -90,6 +104,8 @@ struct Daemon {
         // The control socket's and the signals' channels live on the event loop: closed before
         // the loop stops.
         control.close()
+        metricsServer?.close()
+        await exporter?.shutdown()
         try? await signals.close()
         outbox.stop()
         await storeWorker.shutdown()

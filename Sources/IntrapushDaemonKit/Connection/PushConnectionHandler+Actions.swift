@@ -80,6 +80,10 @@ extension PushConnectionHandler {
             }
         }
         context.flush()
+        if let metrics {
+            let now = NIODeadline.now().uptimeNanoseconds
+            for push in batch { metrics.pushAcknowledged(afterNanoseconds: now &- push.arrivedAtUptimeNanoseconds) }
+        }
         events.send(.batchAcknowledged(count: batch.count))
     }
 

@@ -30,6 +30,8 @@ final class PushConnectionHandler: ChannelInboundHandler, RemovableChannelHandle
     /// Messages to the server go through it; `nil` in tests that exercise the push path alone.
     let outbox: OutboxCoordinator?
     let upstreamAcknowledgement: UpstreamAcknowledgement?
+    /// Records each push's latency when it is acknowledged; `nil` without metrics.
+    let metrics: DaemonMetrics?
 
     var context: ChannelHandlerContext?
     var machine: PushConnectionStateMachine
@@ -42,9 +44,10 @@ final class PushConnectionHandler: ChannelInboundHandler, RemovableChannelHandle
 
     init(
         settings: ConnectionSettings, committer: any PushCommitter, events: ConnectionEventSink,
-        hook: HookRunner? = nil, outbox: OutboxCoordinator? = nil, logger: Logger,
+        hook: HookRunner? = nil, outbox: OutboxCoordinator? = nil, metrics: DaemonMetrics? = nil, logger: Logger,
         machine: PushConnectionStateMachine = .init()
     ) {
+        self.metrics = metrics
         self.settings = settings
         self.decoder = PushDecoder(idField: settings.idField, replyToField: settings.replyToField)
         self.outbox = outbox
@@ -93,6 +96,7 @@ final class PushConnectionHandler: ChannelInboundHandler, RemovableChannelHandle
             }
             let receivedAt = WallClock.nowMilliseconds()
             var push = payload.withUnsafeReadableBytes { decoder.decode(frame: $0, receivedAt: receivedAt) }
+            if metrics != nil { push.arrivedAtUptimeNanoseconds = NIODeadline.now().uptimeNanoseconds }
             if let inReplyTo = push.inReplyTo, let request = outbox?.requestAnswered(by: inReplyTo) {
                 push.answersRequest = request
             }

@@ -88,6 +88,7 @@ package struct PushConnectionHandlerFactory: Sendable {
     let settings: ConnectionSettings
     let committer: any PushCommitter
     let events: ConnectionEventSink
+    let metrics: DaemonMetrics?
     /// Runs `on_notification` for what the connection stored; replaced later with `HookReplaced`.
     let hook: HookRunner?
     let outbox: OutboxCoordinator?
@@ -95,8 +96,9 @@ package struct PushConnectionHandlerFactory: Sendable {
 
     package init(
         settings: ConnectionSettings, committer: any PushCommitter, events: ConnectionEventSink,
-        hook: HookRunner? = nil, outbox: OutboxCoordinator? = nil, logger: Logger
+        hook: HookRunner? = nil, outbox: OutboxCoordinator? = nil, metrics: DaemonMetrics? = nil, logger: Logger
     ) {
+        self.metrics = metrics
         self.settings = settings
         self.committer = committer
         self.events = events
@@ -107,7 +109,8 @@ package struct PushConnectionHandlerFactory: Sendable {
 
     func makeHandler() -> PushConnectionHandler {
         PushConnectionHandler(
-            settings: settings, committer: committer, events: events, hook: hook, outbox: outbox, logger: logger)
+            settings: settings, committer: committer, events: events, hook: hook, outbox: outbox, metrics: metrics,
+            logger: logger)
     }
 }
 

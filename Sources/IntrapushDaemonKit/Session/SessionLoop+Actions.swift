@@ -54,6 +54,7 @@ extension SessionLoop {
             events: ConnectionEventSink { event in service.send(.connection(event, generation: dialGeneration)) },
             hook: hooks.current,
             outbox: service.outbox,
+            metrics: service.metrics?.metrics,
             logger: logger
         )
         tasks.addTask {
@@ -150,6 +151,9 @@ extension SessionLoop {
         if new.database != configuration.database {
             logger.warning("database moves to \(new.database) only after a restart")
         }
+        if new.metricsListen != configuration.metricsListen || new.metricsFile != configuration.metricsFile {
+            logger.warning("metrics_listen and metrics_file change only after a restart")
+        }
         service.outbox.settingsChanged(new.outbox)
         service.logLevel.level = new.logLevel.loggerLevel
         if requiresReconnect { dialer = nil }  // a new ca_file or host needs a new one
@@ -165,6 +169,10 @@ extension SessionLoop {
     func recordStopped() async {
         persistStopped()
         await service.storeWorker.flushLiveState()
+        // The file outlives the daemon: it must say it stopped, not that it was connected.
+        if let exporter = service.metrics, let path = configuration.metricsFile {
+            try? await exporter.write(toFile: path, on: service.clock.eventLoop, logger: logger).get()
+        }
     }
 
     private func persistStopped() {

@@ -1,7 +1,13 @@
 /// Feeding systemd's watchdog on the loop's turns (see `WatchdogSchedule`).
 extension SessionLoop {
-    /// After every event the loop handled.
+    /// After every event the loop handled: what rides on the loop's turns instead of timers
+    /// of its own.
     mutating func loopTurned(tasks: inout DiscardingTaskGroup) {
+        feedWatchdogIfDue(tasks: &tasks)
+        writeMetricsFileIfDue()
+    }
+
+    private mutating func feedWatchdogIfDue(tasks: inout DiscardingTaskGroup) {
         guard var schedule = watchdog else { return }
         defer { watchdog = schedule }
         let now = ContinuousClock.now

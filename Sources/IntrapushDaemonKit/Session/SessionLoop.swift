@@ -26,6 +26,8 @@ struct SessionLoop {
     var watchdog: WatchdogSchedule?
     /// The last due turn found the database stuck (logged once per stall).
     var isWatchdogHungry = false
+    /// When `metrics_file` was last written.
+    var metricsFileWrittenAt: ContinuousClock.Instant?
 
     init(service: SessionService, configuration: Configuration) {
         self.service = service
@@ -58,6 +60,7 @@ struct SessionLoop {
         case .dialFailed(let reason, let dial) where dial == generation:
             dialCancellation = nil
             logger.warning("cannot connect to \(configuration.endpoint.redactedURL): \(reason)")
+            service.metrics?.metrics.reconnectNeeded(because: reason)
             perform(machine.connectionFailed(reason, at: .now), tasks: &tasks)
         case .connection(let connectionEvent, let connection) where connection == generation:
             handle(connectionEvent, tasks: &tasks)
@@ -101,6 +104,7 @@ struct SessionLoop {
         case .closed(let reason):
             channel = nil
             logger.notice("disconnected from \(configuration.endpoint.redactedURL): \(reason)")
+            if reason != .shuttingDown { service.metrics?.metrics.reconnectNeeded(because: reason) }
             perform(machine.connectionLost(reason, at: .now), tasks: &tasks)
         }
     }

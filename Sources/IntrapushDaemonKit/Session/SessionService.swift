@@ -31,6 +31,8 @@ package final class SessionService: Service, Sendable {
     /// Messages to the server: attached to each connection once it opens.
     let outbox: OutboxCoordinator
     let notifier: SystemdNotifier
+    /// Metrics (`metrics_listen`, `metrics_file`); `nil` when neither is set.
+    let metrics: MetricsExporter?
     let logger: Logger
     let logLevel: LogLevelControl
     let reloadConfiguration: @Sendable () throws(ConfigurationError) -> LoadedConfiguration
@@ -43,6 +45,7 @@ package final class SessionService: Service, Sendable {
         storeWorker: StoreWorker,
         outbox: OutboxCoordinator,
         notifier: SystemdNotifier,
+        metrics: MetricsExporter? = nil,
         logger: Logger,
         logLevel: LogLevelControl,
         reloadConfiguration: @escaping @Sendable () throws(ConfigurationError) -> LoadedConfiguration
@@ -53,6 +56,7 @@ package final class SessionService: Service, Sendable {
         self.storeWorker = storeWorker
         self.outbox = outbox
         self.notifier = notifier
+        self.metrics = metrics
         self.logger = logger
         self.logLevel = logLevel
         self.reloadConfiguration = reloadConfiguration

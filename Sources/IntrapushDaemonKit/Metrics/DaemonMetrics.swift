@@ -1,0 +1,90 @@
+import IntrapushQuery
+import IntrapushStore
+import Prometheus
+
+/// The daemon's Prometheus metrics (contract §8), named `intrapush_…`.
+///
+/// Most are derived from the same `StatusReport` that `intrapush status --json` prints, at the
+/// moment they are rendered, so the two always agree and nothing is counted twice. Two are
+/// recorded as things happen, because no report holds them: the push→ack latency histogram and
+/// the reconnects by reason. The token never reaches a metric: the report has the server's URL
+/// redacted, and no metric carries the URL.
+package final class DaemonMetrics: Sendable {
+    private let registry = PrometheusCollectorRegistry()
+    private let latency: DurationHistogram
+    private let reconnects: [String: Counter]
+    private let fromReport: ReportMetrics
+
+    /// Upper bounds of the latency buckets: a commit on a fast disk takes a fraction of a
+    /// millisecond; seconds mean a stuck disk.
+    static let latencyBuckets: [Duration] = [
+        .microseconds(250), .microseconds(500), .milliseconds(1), .microseconds(2500), .milliseconds(5),
+        .milliseconds(10), .milliseconds(25), .milliseconds(50), .milliseconds(100), .milliseconds(250),
+        .milliseconds(500), .seconds(1), .microseconds(2_500_000), .seconds(5),
+    ]
+
+    package init() {
+        latency = registry.makeDurationHistogram(
+            descriptor: .intrapush(
+                "push_ack_latency", unit: "seconds",
+                "Time from reading a push to writing its acknowledgement, which follows its commit."),
+            buckets: Self.latencyBuckets)
+        let reconnectsDescriptor = MetricNameDescriptor.intrapush(
+            "reconnects", unit: "total",
+            "Connections lost or attempts failed, each followed by a reconnect, by reason.")
+        var reconnects: [String: Counter] = [:]
+        for reason in DisconnectReason.metricLabels {
+            reconnects[reason] = registry.makeCounter(descriptor: reconnectsDescriptor, labels: [("reason", reason)])
+        }
+        self.reconnects = reconnects
+        fromReport = ReportMetrics(registry: registry)
+    }
+
+    /// A push's acknowledgement was written `nanoseconds` after the push was read.
+    package func pushAcknowledged(afterNanoseconds nanoseconds: UInt64) {
+        latency.record(.nanoseconds(Int64(clamping: nanoseconds)))
+    }
+
+    /// A connection ended or an attempt failed, and the daemon will try again.
+    package func reconnectNeeded(because reason: DisconnectReason) {
+        reconnects[reason.metricLabel]?.increment()
+    }
+
+    /// The text exposition (format 0.0.4) with the report's figures.
+    package func render(_ report: StatusReport) -> [UInt8] {
+        fromReport.update(from: report)
+        return registry.emitToBuffer()
+    }
+}
+
+extension MetricNameDescriptor {
+    static func intrapush(_ name: String, unit: String = "", _ help: String) -> MetricNameDescriptor {
+        MetricNameDescriptor(namespace: "intrapush", metricName: name, unitName: unit, helpText: help)
+    }
+}
+
+extension DisconnectReason {
+    /// Every value of `metricLabel`, so each series exists (at 0) from the start.
+    static let metricLabels = [
+        "unreachable", "timeout", "token_rejected", "handshake_rejected", "subprotocol", "closed_by_server",
+        "dead_peer", "message_too_large", "store_failed", "reconfigured", "error",
+    ]
+
+    /// The `reason` label of `intrapush_reconnects_total`: the kind of failure, never its detail
+    /// (a label with an error text would make a new series per message).
+    var metricLabel: String {
+        switch self {
+        case .unreachable: "unreachable"
+        case .timedOut: "timeout"
+        case .handshakeRejected where isTokenRejection: "token_rejected"
+        case .handshakeRejected: "handshake_rejected"
+        case .subprotocolMismatch: "subprotocol"
+        case .closedByServer: "closed_by_server"
+        case .deadPeer: "dead_peer"
+        case .messageTooLarge: "message_too_large"
+        case .storeFailed: "store_failed"
+        case .reconfigured: "reconfigured"
+        case .shuttingDown, .error: "error"
+        }
+    }
+}
