@@ -45,7 +45,7 @@ package struct WebSocketDialer: Sendable {
             upgrade = try await ClientBootstrap(group: eventLoop)
                 .resolver(HostResolver(eventLoop: eventLoop))
                 .connectTimeout(.nanoseconds(settings.connectTimeout.nanoseconds))
-                .channelOption(.socketOption(.so_keepalive), value: 1)
+                .tcpLiveness(TCPLiveness(deadPeerTimeout: settings.deadPeerTimeout))
                 .connect(host: settings.endpoint.host, port: settings.endpoint.port) { channel in
                     channel.eventLoop.makeCompletedFuture { () throws -> EventLoopFuture<UpgradeOutcome> in
                         cancellation.attach(channel)
