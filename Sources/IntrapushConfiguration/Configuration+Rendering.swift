@@ -15,6 +15,12 @@ extension Configuration {
         add("token", string: "***")
         add("tls", String(tls))
         if let caFile { add("ca_file", string: caFile) } else { lines.append("# ca_file: the system trust store") }
+        if let clientIdentity {
+            add("tls_cert_file", string: clientIdentity.certificateFile)
+            add("tls_key_file", string: clientIdentity.keyFile)
+        } else {
+            lines.append("# tls_cert_file, tls_key_file: unset (no client certificate)")
+        }
         add("path", string: pathTemplate)
         add("heartbeat_interval", duration: heartbeatInterval)
         add("heartbeat_text", string: heartbeatText)

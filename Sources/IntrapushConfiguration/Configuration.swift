@@ -16,6 +16,8 @@ package struct Configuration: Sendable, Equatable {
     package var tls: Bool
     /// PEM trust anchors for `wss`; `nil` means the system trust store.
     package var caFile: String?
+    /// The certificate and key shown to a server that asks (mutual TLS); `nil`: none.
+    package var clientIdentity: ClientIdentity?
     /// The URL path with `{client}`, `{org}` and `{token}` placeholders.
     package var pathTemplate: String
     package var heartbeatInterval: Duration
@@ -75,6 +77,7 @@ package struct Configuration: Sendable, Equatable {
         tokenSource: String = "token",
         tls: Bool = false,
         caFile: String? = nil,
+        clientIdentity: ClientIdentity? = nil,
         pathTemplate: String = Defaults.pathTemplate,
         heartbeatInterval: Duration = Defaults.heartbeatInterval,
         heartbeatText: String = Defaults.heartbeatText,
@@ -110,6 +113,7 @@ package struct Configuration: Sendable, Equatable {
         self.tokenSource = tokenSource
         self.tls = tls
         self.caFile = caFile
+        self.clientIdentity = clientIdentity
         self.pathTemplate = pathTemplate
         self.heartbeatInterval = heartbeatInterval
         self.heartbeatText = heartbeatText

@@ -8,6 +8,8 @@ enum ConfigurationKey: String, CaseIterable, Sendable {
     case token
     case tls
     case caFile = "ca_file"
+    case tlsCertFile = "tls_cert_file"
+    case tlsKeyFile = "tls_key_file"
     case path
     case heartbeatInterval = "heartbeat_interval"
     case heartbeatText = "heartbeat_text"

@@ -34,6 +34,7 @@ extension ConfigurationLoader {
         }
 
         let upstreamIDField = nonEmpty(.upstreamIdField, reader: &reader) ?? Configuration.Defaults.idField
+        let tls = reader.bool(.tls) ?? false
 
         return Configuration(
             host: host ?? "",
@@ -41,8 +42,9 @@ extension ConfigurationLoader {
             client: nonEmpty(.client, reader: &reader) ?? Configuration.Defaults.client,
             token: token.0,
             tokenSource: token.1,
-            tls: reader.bool(.tls) ?? false,
+            tls: tls,
             caFile: caFile(reader: &reader, purpose: purpose),
+            clientIdentity: clientIdentity(reader: &reader, purpose: purpose, usesTLS: tls),
             pathTemplate: pathTemplate(reader: &reader),
             heartbeatInterval: heartbeatInterval,
             heartbeatText: nonEmpty(.heartbeatText, reader: &reader) ?? Configuration.Defaults.heartbeatText,

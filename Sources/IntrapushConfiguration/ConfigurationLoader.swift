@@ -26,6 +26,9 @@ package struct ConfigurationLoader: Sendable {
     let environment: [String: String]
     let defaultFile: String
     let defaultTokenFile: String
+    /// Parses a client certificate and key (`intrapushd` passes NIOSSL's check); without one,
+    /// only readability is checked.
+    package var clientIdentityCheck: ClientIdentityCheck?
 
     /// - Parameters:
     ///   - environment: the process environment, for overrides, `CREDENTIALS_DIRECTORY` and `STATE_DIRECTORY`.

@@ -8,6 +8,8 @@ package struct ConnectionSettings: Sendable, Equatable, CustomStringConvertible,
     package var endpoint: ServerEndpoint
     /// PEM trust anchors for `wss`; `nil` means the system trust store.
     package var caFile: String?
+    /// The client certificate and key for mutual TLS; `nil`: none.
+    package var clientIdentity: ClientIdentity?
     /// TCP connect, TLS handshake and upgrade together.
     package var connectTimeout: Duration
     /// `headers`, `{token}` replaced by the token.
@@ -53,6 +55,7 @@ extension Configuration {
         ConnectionSettings(
             endpoint: endpoint,
             caFile: caFile,
+            clientIdentity: clientIdentity,
             connectTimeout: connectTimeout,
             headers: headers.map { $0.expanded(token: token.value) },
             subprotocol: subprotocol,

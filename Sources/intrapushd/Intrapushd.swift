@@ -37,7 +37,9 @@ struct Intrapushd: ParsableCommand {
 
     func run() throws {
         let environment = ProcessEnvironment.current
-        let loader = ConfigurationLoader(environment: environment)
+        var configured = ConfigurationLoader(environment: environment)
+        configured.clientIdentityCheck = ClientTLSIdentity.check  // tls_cert_file/tls_key_file parse and match
+        let loader = configured
         let explicitPath = config
         let loaded: LoadedConfiguration
         do {
@@ -57,7 +59,7 @@ struct Intrapushd: ParsableCommand {
             return
         }
         let daemon = Daemon(loaded: loaded, reload: { () throws(ConfigurationError) in
-            try ConfigurationLoader(environment: environment).load(explicitPath: explicitPath, purpose: .daemon)
+            try loader.load(explicitPath: explicitPath, purpose: .daemon)
         })
         // One event loop thread carries the connection, and every task of the daemon runs there
         // (EventLoopTaskExecutor says why); the store and the hooks have their own threads.

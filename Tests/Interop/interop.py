@@ -32,8 +32,9 @@ RECONNECT_MAX = 1.0
 
 
 class Row:
-    def __init__(self, stack, daemon, work, front=None, certificates=None):
+    def __init__(self, stack, daemon, work, front=None, certificates=None, extra_lines=()):
         self.stack, self.daemon, self.work, self.front, self.certificates = stack, daemon, Path(work), front, certificates
+        self.extra_lines = list(extra_lines)  # more configuration lines for every daemon of the row
         self.database = self.work / "notifications.sqlite3"
         self.label = f"{stack.name} {stack.version}"
         self.early_acks = []  # acknowledgements the server held before the row was committed
@@ -68,13 +69,14 @@ class Row:
         support.wait_for_port(front_port, proxy)
         return f"localhost:{front_port}"
 
-    def start_daemon(self, address, token=TOKEN, subprotocol=SUBPROTOCOL, name="daemon"):
+    def start_daemon(self, address, token=TOKEN, subprotocol=SUBPROTOCOL, name="daemon", extra_lines=None):
         lines = [f'host = "{address}"', 'org = "acme"', f'token = "{token}"', f'database = "{self.database}"',
                  'ack_text = "ack {id}"', 'heartbeat_interval = "1s"', 'reconnect_min = "100ms"',
                  f'reconnect_max = "{RECONNECT_MAX}s"', 'headers = ["X-Interop: interop {token}"]',
                  f'subprotocol = "{subprotocol}"', f"hello_text = '{HELLO}'", 'log_level = "debug"']
         if self.front:
             lines += ["tls = true", f'ca_file = "{self.certificates[0]}"']
+        lines += self.extra_lines if extra_lines is None else extra_lines
         config = self.work / f"{name}.conf"
         config.write_text("\n".join(lines) + "\n")
         env = {k: v for k, v in os.environ.items() if not k.startswith("INTRAPUSH_") and k != "NOTIFY_SOCKET"}
@@ -185,6 +187,38 @@ def subprotocol_refused(stack, daemon, work):
             support.stop(process)
 
 
+def client_certificate(stack, daemon, work, certificates):
+    """nginx with ssl_verify_client on: without a certificate, or with a stranger's, the daemon is
+    refused, stays alive and says why; with one from the CA nginx trusts, every push arrives."""
+    pki = Path(certificates[0]).parent
+    def identity(name):
+        return [f'tls_cert_file = "{pki / (name + ".pem")}"', f'tls_key_file = "{pki / (name + ".key")}"']
+    row = Row(stack, daemon, work, support.nginx_mtls_front, certificates, extra_lines=identity("client"))
+    row.processes = []
+    refusals = []
+    try:
+        address = row.start_server()
+        for name, lines, expected in [("none", [], "requires a client certificate"),
+                                      ("stranger", identity("stranger"), "refused the client certificate")]:
+            refused = row.start_daemon(address, name=f"mtls-{name}", extra_lines=lines)
+            try:
+                deadline = time.monotonic() + 15
+                while expected not in (row.status().get("last_error") or ""):
+                    assert refused.poll() is None, f"the daemon without a good certificate exited with {refused.returncode}"
+                    assert time.monotonic() < deadline, f"{name}: no explanation: {row.status().get('last_error')}"
+                    time.sleep(0.1)  # the status lives in the database; nothing to await
+                assert refused.poll() is None, "the daemon exited instead of retrying"
+                assert not row.events.of("open"), f"{name}: the server let a connection through"
+                refusals.append(f"{name}: {row.status()['last_error']!r}")
+            finally:
+                support.stop(refused)
+        details = row.deliver(address)
+        return f"{row.label}: {details}; " + "; ".join(refusals)
+    finally:
+        for process in reversed(row.processes):
+            support.stop(process)
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--daemon", required=True)
@@ -205,6 +239,7 @@ def main():
                                                      certificates).run()))
         if "websockets" in stacks:
             rows.append(("websockets", lambda work: subprotocol_refused(stacks["websockets"], daemon, work)))
+            rows.append(("websockets", lambda work: client_certificate(stacks["websockets"], daemon, work, certificates)))
         passed = failed = 0
         for index, (name, row) in enumerate(rows):
             work = Path(top) / f"row{index}"

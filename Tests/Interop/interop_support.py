@@ -159,6 +159,13 @@ def make_certificates(directory):
     run(["openssl", "x509", "-req", "-in", d / "server.csr", "-CA", d / "ca.pem", "-CAkey", d / "ca.key",
          "-CAcreateserial", "-out", d / "server.pem", "-days", "2", "-extfile", d / "san.ext"], **quiet)
     (d / "combined.pem").write_text((d / "server.pem").read_text() + (d / "server.key").read_text())
+    # Mutual TLS: a client certificate from the same CA, and a stranger's, self-signed.
+    run(["openssl", "req", *ec, "-keyout", d / "client.key", "-out", d / "client.csr", "-subj", "/CN=intrapush client"], **quiet)
+    (d / "client.ext").write_text("extendedKeyUsage=clientAuth\n")
+    run(["openssl", "x509", "-req", "-in", d / "client.csr", "-CA", d / "ca.pem", "-CAkey", d / "ca.key",
+         "-CAcreateserial", "-out", d / "client.pem", "-days", "2", "-extfile", d / "client.ext"], **quiet)
+    run(["openssl", "req", "-x509", *ec, "-keyout", d / "stranger.key", "-out", d / "stranger.pem", "-days", "2",
+         "-subj", "/CN=a stranger"], **quiet)
     return d / "ca.pem", d / "server.pem", d / "server.key", d / "combined.pem"
 
 
@@ -185,6 +192,15 @@ http {{
 """)
     version = subprocess.run(["nginx", "-v"], capture_output=True, text=True).stderr.strip().split("/")[-1]
     return f"nginx {version}", ["nginx", "-p", str(d), "-e", str(d / "nginx-error.log"), "-c", str(d / "nginx.conf")]
+
+
+def nginx_mtls_front(directory, port, upstream, certificates):
+    """nginx that requires a client certificate from the interop CA (`ssl_verify_client on`)."""
+    name, argv = nginx_front(directory, port, upstream, certificates)
+    conf = Path(directory) / "nginx.conf"
+    conf.write_text(conf.read_text().replace(
+        "ssl_certificate_key", f"ssl_verify_client on; ssl_client_certificate {certificates[0]}; ssl_certificate_key", 1))
+    return f"{name} requiring a client certificate", argv
 
 
 def haproxy_front(directory, port, upstream, certificates):

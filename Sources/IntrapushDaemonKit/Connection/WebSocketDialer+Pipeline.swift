@@ -9,9 +9,9 @@ import NIOWebSocket
 /// How the upgrade ended.
 enum UpgradeOutcome: Sendable {
     case upgraded(any Channel)
-    /// The server answered with another HTTP status than 101; the future yields it once the
-    /// response head, held back until this outcome is returned, has passed on.
-    case refused(status: EventLoopFuture<Int>, channel: any Channel)
+    /// The server answered with another HTTP status than 101; the future yields it (and the
+    /// body's start) once the response, held back until this outcome is returned, has passed on.
+    case refused(EventLoopFuture<Refusal>, channel: any Channel)
 }
 
 extension WebSocketDialer {
@@ -55,7 +55,7 @@ extension WebSocketDialer {
                 channel.eventLoop.makeCompletedFuture {
                     let recorder = RefusalStatusRecorder(promise: channel.eventLoop.makePromise())
                     try channel.pipeline.syncOperations.addHandler(recorder)
-                    return UpgradeOutcome.refused(status: recorder.status, channel: channel)
+                    return UpgradeOutcome.refused(recorder.refusal, channel: channel)
                 }
             }
         )
@@ -106,8 +106,11 @@ extension WebSocketDialer {
     }
 
     /// Why a dial failed: our own timeout or cancellation explains a closed channel first.
-    static func reason(for error: any Error, cancellation: DialCancellation) -> DisconnectReason {
+    static func reason(for error: any Error, cancellation: DialCancellation, sentCertificate: Bool = false) -> DisconnectReason {
         if cancellation.hasTimedOut { return .timedOut }
+        if error is NIOSSLError || error is BoringSSLError, Self.isClientCertificateAlert(String(describing: error)) {
+            return .clientCertificateRefused(sent: sentCertificate)
+        }
         if cancellation.isCancelled { return .error("connection attempt abandoned") }
         if let mismatch = error as? SubprotocolMismatch {
             return .subprotocolMismatch(requested: mismatch.requested, selected: mismatch.selected)
@@ -139,6 +142,17 @@ extension WebSocketDialer {
         return "cannot resolve \(host)\(cause); check host and the DNS settings"
     }
 
+    /// The TLS alerts a server sends about our certificate (BoringSSL's names for them).
+    static func isClientCertificateAlert(_ text: String) -> Bool {
+        ["CERTIFICATE_REQUIRED", "ALERT_BAD_CERTIFICATE", "ALERT_UNKNOWN_CA", "ALERT_CERTIFICATE_UNKNOWN",
+         "ALERT_CERTIFICATE_EXPIRED", "ALERT_CERTIFICATE_REVOKED", "ALERT_HANDSHAKE_FAILURE"].contains { text.contains($0) }
+    }
+
+    /// nginx answers a missing or refused client certificate with 400 and says so in the body.
+    static func isClientCertificateRefusal(_ refusal: Refusal) -> Bool {
+        refusal.status == 400 && (refusal.body.contains("No required SSL certificate") || refusal.body.contains("SSL certificate error"))
+    }
+
     static func describe(_ error: any Error) -> String {
         if let error = error as? IOError {
             switch error.errnoCode {
@@ -166,23 +180,42 @@ struct SubprotocolMismatch: Error {
 /// send its first frame.
 struct UpgradeCompleted: Sendable {}
 
-/// Passes the HTTP response head of a refused upgrade on and remembers its status.
+/// A refused upgrade: the HTTP status and the start of the body (which may say why, as nginx
+/// does for a missing or refused client certificate).
+struct Refusal: Sendable {
+    var status: Int
+    var body: String
+}
+
+/// Remembers the status and the first KiB of the body of a refused upgrade.
 final class RefusalStatusRecorder: ChannelInboundHandler, RemovableChannelHandler {
     typealias InboundIn = HTTPClientResponsePart
-    private let promise: EventLoopPromise<Int>
-    var status: EventLoopFuture<Int> { promise.futureResult }
+    private let promise: EventLoopPromise<Refusal>
+    private var status: Int?
+    private var body: [UInt8] = []
+    var refusal: EventLoopFuture<Refusal> { promise.futureResult }
 
-    init(promise: EventLoopPromise<Int>) {
+    init(promise: EventLoopPromise<Refusal>) {
         self.promise = promise
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        if case .head(let head) = unwrapInboundIn(data) {
-            promise.succeed(Int(head.status.code))
+        switch unwrapInboundIn(data) {
+        case .head(let head):
+            status = Int(head.status.code)
+        case .body(let part):
+            body += part.readableBytesView.prefix(max(0, 1024 - body.count))
+        case .end:
+            finish()
         }
     }
 
+    private func finish() {
+        if let status { promise.succeed(Refusal(status: status, body: String(decoding: body, as: UTF8.self))) }
+    }
+
     func channelInactive(context: ChannelHandlerContext) {
+        finish()  // a body without framing ends with the connection
         promise.fail(ChannelError.eof)
         context.fireChannelInactive()
     }

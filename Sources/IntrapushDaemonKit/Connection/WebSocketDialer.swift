@@ -24,6 +24,11 @@ package struct WebSocketDialer: Sendable {
             if let caFile = settings.caFile {
                 tls.trustRoots = .file(caFile)
             }
+            if let identity = settings.clientIdentity {
+                let loaded = try ClientTLSIdentity.load(identity.certificateFile, identity.keyFile)
+                tls.certificateChain = loaded.chain.map { .certificate($0) }
+                tls.privateKey = .privateKey(loaded.key)
+            }
             tls.certificateVerification = .fullVerification
             self.sslContext = try NIOSSLContext(configuration: tls)
         } else {
@@ -39,6 +44,7 @@ package struct WebSocketDialer: Sendable {
     ) async throws(DialFailure) -> any Channel {
         let settings = self.settings
         let sslContext = self.sslContext
+        let sentCertificate = settings.clientIdentity != nil
         let upgrade: EventLoopFuture<UpgradeOutcome>
         do {
             let eventLoop = group.next()
@@ -55,7 +61,7 @@ package struct WebSocketDialer: Sendable {
                     }
                 }
         } catch {
-            throw DialFailure(reason: Self.reason(for: error, cancellation: cancellation))
+            throw DialFailure(reason: Self.reason(for: error, cancellation: cancellation, sentCertificate: sentCertificate))
         }
         let timeout = upgrade.eventLoop.scheduleTask(in: .nanoseconds(settings.connectTimeout.nanoseconds)) {
             cancellation.timedOut()
@@ -65,20 +71,23 @@ package struct WebSocketDialer: Sendable {
         do {
             outcome = try await upgrade.get()
         } catch {
-            throw DialFailure(reason: Self.reason(for: error, cancellation: cancellation))
+            throw DialFailure(reason: Self.reason(for: error, cancellation: cancellation, sentCertificate: sentCertificate))
         }
         switch outcome {
         case .upgraded(let channel):
             return channel
-        case .refused(let statusFuture, let channel):
+        case .refused(let refusalFuture, let channel):
             defer { channel.close(promise: nil) }
-            let status: Int
+            let refusal: Refusal
             do {
-                status = try await statusFuture.get()
+                refusal = try await refusalFuture.get()
             } catch {
-                throw DialFailure(reason: Self.reason(for: error, cancellation: cancellation))
+                throw DialFailure(reason: Self.reason(for: error, cancellation: cancellation, sentCertificate: sentCertificate))
             }
-            throw DialFailure(reason: .handshakeRejected(status: status))
+            if settings.usesTLS, Self.isClientCertificateRefusal(refusal) {
+                throw DialFailure(reason: .clientCertificateRefused(sent: sentCertificate))
+            }
+            throw DialFailure(reason: .handshakeRejected(status: refusal.status))
         }
     }
 }

@@ -6,6 +6,8 @@ package enum DisconnectReason: Sendable, Equatable, CustomStringConvertible {
     case timedOut
     /// The upgrade was answered with an HTTP status other than 101.
     case handshakeRejected(status: Int)
+    /// The server wants a client certificate and got none (`sent` false), or refused ours.
+    case clientCertificateRefused(sent: Bool)
     /// The upgrade succeeded but the server selected another subprotocol than `subprotocol` asked for.
     case subprotocolMismatch(requested: String?, selected: String?)
     /// The server sent a close frame (its code, when it gave one) or closed the TCP connection.
@@ -36,6 +38,10 @@ package enum DisconnectReason: Sendable, Equatable, CustomStringConvertible {
         case .handshakeRejected(let status) where status == 401 || status == 403:
             return "token rejected by the server (HTTP \(status))"
         case .handshakeRejected(let status): return "upgrade refused with HTTP \(status)"
+        case .clientCertificateRefused(sent: false):
+            return "the server requires a client certificate; set tls_cert_file and tls_key_file"
+        case .clientCertificateRefused(sent: true):
+            return "the server refused the client certificate in tls_cert_file; check that it is signed by a CA the server trusts, current, and meant for this server"
         case .subprotocolMismatch(let requested?, nil):
             return "the server did not select subprotocol \(requested); check subprotocol in the configuration"
         case .subprotocolMismatch(let requested?, let selected?):

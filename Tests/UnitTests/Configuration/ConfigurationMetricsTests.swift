@@ -54,7 +54,7 @@ struct ConfigurationMetricsTests {
         let reasons: [DisconnectReason] = [
             .unreachable("x"), .timedOut, .handshakeRejected(status: 401), .handshakeRejected(status: 503),
             .subprotocolMismatch(requested: "a", selected: nil), .closedByServer(code: 1001), .deadPeer,
-            .messageTooLarge, .storeFailed("x"), .reconfigured, .shuttingDown, .error("x"),
+            .messageTooLarge, .storeFailed("x"), .reconfigured, .shuttingDown, .error("x"), .clientCertificateRefused(sent: true),
         ]
         for reason in reasons { #expect(DisconnectReason.metricLabels.contains(reason.metricLabel), "\(reason)") }
         #expect(DisconnectReason.handshakeRejected(status: 403).metricLabel == "token_rejected")
