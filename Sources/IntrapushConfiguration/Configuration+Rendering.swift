@@ -21,6 +21,12 @@ extension Configuration {
         } else {
             lines.append("# tls_cert_file, tls_key_file: unset (no client certificate)")
         }
+        if let proxy {
+            add("proxy", string: proxy.description)
+            if proxy.source != "proxy" { lines.append("# the proxy comes from \(proxy.source) in the environment") }
+        } else {
+            lines.append("# proxy: none (direct)")
+        }
         add("path", string: pathTemplate)
         add("heartbeat_interval", duration: heartbeatInterval)
         add("heartbeat_text", string: heartbeatText)

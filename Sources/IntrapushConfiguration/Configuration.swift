@@ -18,6 +18,8 @@ package struct Configuration: Sendable, Equatable {
     package var caFile: String?
     /// The certificate and key shown to a server that asks (mutual TLS); `nil`: none.
     package var clientIdentity: ClientIdentity?
+    /// The HTTP proxy the connection tunnels through (`proxy`, or the environment's); `nil`: direct.
+    package var proxy: HTTPProxy?
     /// The URL path with `{client}`, `{org}` and `{token}` placeholders.
     package var pathTemplate: String
     package var heartbeatInterval: Duration
@@ -78,6 +80,7 @@ package struct Configuration: Sendable, Equatable {
         tls: Bool = false,
         caFile: String? = nil,
         clientIdentity: ClientIdentity? = nil,
+        proxy: HTTPProxy? = nil,
         pathTemplate: String = Defaults.pathTemplate,
         heartbeatInterval: Duration = Defaults.heartbeatInterval,
         heartbeatText: String = Defaults.heartbeatText,
@@ -114,6 +117,7 @@ package struct Configuration: Sendable, Equatable {
         self.tls = tls
         self.caFile = caFile
         self.clientIdentity = clientIdentity
+        self.proxy = proxy
         self.pathTemplate = pathTemplate
         self.heartbeatInterval = heartbeatInterval
         self.heartbeatText = heartbeatText

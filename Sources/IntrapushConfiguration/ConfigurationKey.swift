@@ -10,6 +10,7 @@ enum ConfigurationKey: String, CaseIterable, Sendable {
     case caFile = "ca_file"
     case tlsCertFile = "tls_cert_file"
     case tlsKeyFile = "tls_key_file"
+    case proxy
     case path
     case heartbeatInterval = "heartbeat_interval"
     case heartbeatText = "heartbeat_text"
@@ -57,7 +58,7 @@ enum ConfigurationKey: String, CaseIterable, Sendable {
 
     /// Whether quoting the value in a message could give away a credential: the token, and the
     /// keys that may carry one (`Authorization` headers, a login frame).
-    var isSecret: Bool { self == .token || self == .headers || self == .helloText }
+    var isSecret: Bool { self == .token || self == .headers || self == .helloText || self == .proxy }
 }
 
 /// A value as the file or the environment gave it, before it is checked against its key's type.

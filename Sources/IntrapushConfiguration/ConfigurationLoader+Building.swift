@@ -45,6 +45,7 @@ extension ConfigurationLoader {
             tls: tls,
             caFile: caFile(reader: &reader, purpose: purpose),
             clientIdentity: clientIdentity(reader: &reader, purpose: purpose, usesTLS: tls),
+            proxy: proxy(reader: &reader, usesTLS: tls, host: host),
             pathTemplate: pathTemplate(reader: &reader),
             heartbeatInterval: heartbeatInterval,
             heartbeatText: nonEmpty(.heartbeatText, reader: &reader) ?? Configuration.Defaults.heartbeatText,

@@ -10,6 +10,8 @@ package struct ConnectionSettings: Sendable, Equatable, CustomStringConvertible,
     package var caFile: String?
     /// The client certificate and key for mutual TLS; `nil`: none.
     package var clientIdentity: ClientIdentity?
+    /// The HTTP proxy to tunnel through with CONNECT; `nil`: direct.
+    package var proxy: HTTPProxy?
     /// TCP connect, TLS handshake and upgrade together.
     package var connectTimeout: Duration
     /// `headers`, `{token}` replaced by the token.
@@ -56,6 +58,7 @@ extension Configuration {
             endpoint: endpoint,
             caFile: caFile,
             clientIdentity: clientIdentity,
+            proxy: proxy,
             connectTimeout: connectTimeout,
             headers: headers.map { $0.expanded(token: token.value) },
             subprotocol: subprotocol,

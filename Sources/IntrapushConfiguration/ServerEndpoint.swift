@@ -16,6 +16,9 @@ package struct ServerEndpoint: Sendable, Equatable {
     /// The `Host` header: the default port is omitted, an IPv6 address is bracketed.
     package var hostHeader: String
 
+    /// `host:port` for a proxy's `CONNECT`: the port always, an IPv6 address bracketed.
+    package var authority: String { host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)" }
+
     package init(scheme: String, host: String, port: Int, path: String, redactedURL: String, hostHeader: String) {
         self.scheme = scheme
         self.host = host

@@ -7,14 +7,14 @@ sudo=""
 [[ $(id -u) == 0 ]] || sudo=sudo
 
 packages=(openssl nodejs node-ws golang-go golang-github-gorilla-websocket-dev openjdk-17-jdk-headless
-          libjetty9-java libjetty9-extra-java nginx-light haproxy)
+          libjetty9-java libjetty9-extra-java nginx-light haproxy tinyproxy)
 missing=()
 for package in "${packages[@]}"; do
     dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")
 done
 if ((${#missing[@]})); then
     echo "installing: ${missing[*]}"
-    # nginx and HAProxy start a system service on install: the matrix runs its own, on loopback.
+    # nginx, HAProxy and tinyproxy start a system service on install: the matrix runs its own, on loopback.
     guard=""
     if [[ ! -e /usr/sbin/policy-rc.d ]]; then
         printf '#!/bin/sh\nexit 101\n' | $sudo tee /usr/sbin/policy-rc.d >/dev/null

@@ -35,6 +35,7 @@ class Row:
     def __init__(self, stack, daemon, work, front=None, certificates=None, extra_lines=()):
         self.stack, self.daemon, self.work, self.front, self.certificates = stack, daemon, Path(work), front, certificates
         self.extra_lines = list(extra_lines)  # more configuration lines for every daemon of the row
+        self.environment = {}  # more environment for every daemon of the row
         self.database = self.work / "notifications.sqlite3"
         self.label = f"{stack.name} {stack.version}"
         self.early_acks = []  # acknowledgements the server held before the row was committed
@@ -69,7 +70,7 @@ class Row:
         support.wait_for_port(front_port, proxy)
         return f"localhost:{front_port}"
 
-    def start_daemon(self, address, token=TOKEN, subprotocol=SUBPROTOCOL, name="daemon", extra_lines=None):
+    def start_daemon(self, address, token=TOKEN, subprotocol=SUBPROTOCOL, name="daemon", extra_lines=None, environment=None):
         lines = [f'host = "{address}"', 'org = "acme"', f'token = "{token}"', f'database = "{self.database}"',
                  'ack_text = "ack {id}"', 'heartbeat_interval = "1s"', 'reconnect_min = "100ms"',
                  f'reconnect_max = "{RECONNECT_MAX}s"', 'headers = ["X-Interop: interop {token}"]',
@@ -79,7 +80,9 @@ class Row:
         lines += self.extra_lines if extra_lines is None else extra_lines
         config = self.work / f"{name}.conf"
         config.write_text("\n".join(lines) + "\n")
-        env = {k: v for k, v in os.environ.items() if not k.startswith("INTRAPUSH_") and k != "NOTIFY_SOCKET"}
+        env = {k: v for k, v in os.environ.items() if not k.startswith("INTRAPUSH_") and k != "NOTIFY_SOCKET"
+               and k.lower() not in ("http_proxy", "https_proxy", "no_proxy")}
+        env.update(self.environment if environment is None else environment)
         return subprocess.Popen([self.daemon, "--config", str(config)], env=env, stdout=subprocess.DEVNULL,
                                 stderr=open(self.work / f"{name}.log", "w"))
 
@@ -219,6 +222,63 @@ def client_certificate(stack, daemon, work, certificates):
             support.stop(process)
 
 
+def proxied(stack, daemon, work, certificates):
+    """Through Debian's tinyproxy (https_proxy, Basic credentials, CONNECT, wss inside the tunnel):
+    every push arrives and the proxy logged the tunnel; no_proxy bypasses it; a 407 and an
+    unreachable proxy are explained, never with the password."""
+    row = Row(stack, daemon, work, support.nginx_front, certificates)
+    row.processes = []
+    password = "pr0xy-s3cret"
+    try:
+        address = row.start_server()
+        port = support.free_port()
+        label, argv, log = support.tinyproxy(work, port, credentials=("intrapush", password))
+        proxy = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=open(Path(work) / "tinyproxy.err", "w"))
+        row.processes.append(proxy)
+        support.wait_for_port(port, proxy)
+        row.label += f" through {label}"
+        # First the delivery: the server's log of connections must hold only the tunnelled ones.
+        tunnels_before = log.read_text().count("CONNECT") if log.exists() else 0
+        row.environment = {"https_proxy": f"http://intrapush:{password}@127.0.0.1:{port}", "no_proxy": "example.org"}
+        details = row.deliver(address)
+        tunnels = log.read_text().count("CONNECT") - tunnels_before
+        assert tunnels >= 2, f"the proxy saw {tunnels} CONNECT requests for two connections"
+        problems = []
+        for name, environment, expected in [
+            ("no credentials", {"https_proxy": f"http://127.0.0.1:{port}"}, "requires credentials (HTTP 407)"),
+            ("wrong password", {"https_proxy": f"http://intrapush:wrong@127.0.0.1:{port}"}, "refused the credentials (HTTP 401)"),  # tinyproxy's answer
+            ("unreachable", {"https_proxy": f"http://intrapush:{password}@127.0.0.1:{support.free_port()}"}, "cannot reach the proxy"),
+        ]:
+            refused = row.start_daemon(address, name=f"proxy-{name.replace(' ', '-')}", environment=environment)
+            try:
+                deadline = time.monotonic() + 15
+                while expected not in (row.status().get("last_error") or ""):
+                    assert refused.poll() is None, f"{name}: the daemon exited with {refused.returncode}"
+                    assert time.monotonic() < deadline, f"{name}: no explanation: {row.status().get('last_error')}"
+                    time.sleep(0.1)  # the status lives in the database; nothing to await
+                problems.append(f"{name}: {row.status()['last_error']!r}")
+            finally:
+                support.stop(refused)
+        # no_proxy names the server: straight there, though the proxy variable points nowhere.
+        bypass = row.start_daemon(address, name="no-proxy", environment={
+            "https_proxy": f"http://127.0.0.1:{support.free_port()}", "no_proxy": "example.org,localhost"})
+        try:
+            deadline = time.monotonic() + 15
+            while row.status().get("state") != "connected":
+                assert time.monotonic() < deadline, f"no_proxy: not connected: {row.status().get('last_error')}"
+                time.sleep(0.1)  # the status lives in the database; nothing to await
+        finally:
+            support.stop(bypass)
+        for path in Path(work).glob("*.log"):
+            if path != log:
+                assert password not in path.read_text(), f"the proxy password is in {path.name}"
+        assert password not in json.dumps(row.status()), "the proxy password is in the status"
+        return f"{row.label}: {details}, {tunnels} tunnels in the proxy's log; no_proxy bypasses it; " + "; ".join(problems)
+    finally:
+        for process in reversed(row.processes):
+            support.stop(process)
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--daemon", required=True)
@@ -240,6 +300,7 @@ def main():
         if "websockets" in stacks:
             rows.append(("websockets", lambda work: subprotocol_refused(stacks["websockets"], daemon, work)))
             rows.append(("websockets", lambda work: client_certificate(stacks["websockets"], daemon, work, certificates)))
+            rows.append(("websockets", lambda work: proxied(stacks["websockets"], daemon, work, certificates)))
         passed = failed = 0
         for index, (name, row) in enumerate(rows):
             work = Path(top) / f"row{index}"

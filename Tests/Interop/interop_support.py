@@ -223,5 +223,18 @@ backend stack
     return f"HAProxy {version}", ["haproxy", "-db", "-f", str(d / "haproxy.cfg")]
 
 
+def tinyproxy(directory, port, credentials=None):
+    """Debian's tinyproxy on loopback (CONNECT to any port), optionally with Basic credentials;
+    returns (label, argv, log path)."""
+    d = Path(directory)
+    log = d / "tinyproxy.log"
+    auth = f"BasicAuth {credentials[0]} {credentials[1]}\n" if credentials else ""
+    (d / "tinyproxy.conf").write_text(
+        f"Port {port}\nListen 127.0.0.1\nAllow 127.0.0.1\nTimeout 60\nMaxClients 20\n"
+        f"LogFile \"{log}\"\nLogLevel Connect\nPidFile \"{d / 'tinyproxy.pid'}\"\n{auth}")
+    version = subprocess.run(["tinyproxy", "-v"], capture_output=True, text=True).stdout.split()[-1]
+    return f"tinyproxy {version}", ["tinyproxy", "-d", "-c", str(d / "tinyproxy.conf")], log
+
+
 def have(program):
     return shutil.which(program) is not None

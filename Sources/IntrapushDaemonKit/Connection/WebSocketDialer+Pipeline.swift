@@ -106,8 +106,11 @@ extension WebSocketDialer {
     }
 
     /// Why a dial failed: our own timeout or cancellation explains a closed channel first.
-    static func reason(for error: any Error, cancellation: DialCancellation, sentCertificate: Bool = false) -> DisconnectReason {
+    static func reason(
+        for error: any Error, cancellation: DialCancellation, sentCertificate: Bool = false, proxy: HTTPProxy? = nil
+    ) -> DisconnectReason {
         if cancellation.hasTimedOut { return .timedOut }
+        if let proxy, let reason = proxyReason(for: error, proxy: proxy) { return reason }
         if error is NIOSSLError || error is BoringSSLError, Self.isClientCertificateAlert(String(describing: error)) {
             return .clientCertificateRefused(sent: sentCertificate)
         }
@@ -140,6 +143,30 @@ extension WebSocketDialer {
         let cause = (failure as? HostResolutionFailure).map { " (\($0.reason))" }
             ?? (failure as? SocketAddressError.UnknownHost).map { " (\($0.errorDescription))" } ?? ""
         return "cannot resolve \(host)\(cause); check host and the DNS settings"
+    }
+
+    /// What went wrong with the proxy, in words that name it (its credentials as `***`).
+    static func proxyReason(for error: any Error, proxy: HTTPProxy) -> DisconnectReason? {
+        let named = "the proxy \(proxy) (from \(proxy.source))"
+        switch error {
+        // 407 is the standard answer; tinyproxy answers wrong credentials with 401.
+        case ProxyTunnelError.refused(let status) where status == 407 || status == 401:
+            return .proxy(proxy.credentials == nil
+                ? "\(named) requires credentials (HTTP \(status)); give them as http://user:password@host:port"
+                : "\(named) refused the credentials (HTTP \(status)); check the user and password")
+        case ProxyTunnelError.refused(let status):
+            return .proxy("\(named) refused the tunnel to the server with HTTP \(status)")
+        case ProxyTunnelError.malformed, ProxyTunnelError.unexpectedData:
+            return .proxy("\(named) did not answer CONNECT like an HTTP proxy; check proxy")
+        case ProxyTunnelError.closed:
+            return .proxy("\(named) closed the connection before opening the tunnel")
+        case let error as NIOConnectionError:
+            let detail = error.connectionErrors.first.map { describe($0.error) }
+                ?? (error.dnsAAAAError ?? error.dnsAError).map { _ in "cannot resolve \(proxy.host)" } ?? "cannot connect"
+            return .proxy("cannot reach \(named): \(detail)")
+        default:
+            return nil
+        }
     }
 
     /// The TLS alerts a server sends about our certificate (BoringSSL's names for them).

@@ -48,20 +48,33 @@ package struct WebSocketDialer: Sendable {
         let upgrade: EventLoopFuture<UpgradeOutcome>
         do {
             let eventLoop = group.next()
+            // Through a proxy, TCP goes to the proxy; the server's name is resolved by the proxy.
+            let target: (host: String, port: Int) = settings.proxy.map { ($0.host, $0.port) } ?? (settings.endpoint.host, settings.endpoint.port)
             upgrade = try await ClientBootstrap(group: eventLoop)
                 .resolver(HostResolver(eventLoop: eventLoop))
                 .connectTimeout(.nanoseconds(settings.connectTimeout.nanoseconds))
                 .tcpLiveness(TCPLiveness(deadPeerTimeout: settings.deadPeerTimeout))
-                .connect(host: settings.endpoint.host, port: settings.endpoint.port) { channel in
+                .connect(host: target.host, port: target.port) { channel in
                     channel.eventLoop.makeCompletedFuture { () throws -> EventLoopFuture<UpgradeOutcome> in
                         cancellation.attach(channel)
-                        return try Self.configurePipeline(
-                            channel: channel, settings: settings, sslContext: sslContext, session: session
-                        )
+                        guard let proxy = settings.proxy else {
+                            return try Self.configurePipeline(
+                                channel: channel, settings: settings, sslContext: sslContext, session: session)
+                        }
+                        let tunnel = ProxyTunnelHandler(
+                            authority: settings.endpoint.authority, credentials: proxy.credentials,
+                            promise: channel.eventLoop.makePromise())
+                        try channel.pipeline.syncOperations.addHandler(tunnel, name: ProxyTunnelHandler.name)
+                        return tunnel.tunnelOpened.flatMap {
+                            channel.pipeline.removeHandler(name: ProxyTunnelHandler.name).flatMapThrowing {
+                                try Self.configurePipeline(
+                                    channel: channel, settings: settings, sslContext: sslContext, session: session)
+                            }.flatMap { $0 }
+                        }
                     }
                 }
         } catch {
-            throw DialFailure(reason: Self.reason(for: error, cancellation: cancellation, sentCertificate: sentCertificate))
+            throw DialFailure(reason: Self.reason(for: error, cancellation: cancellation, sentCertificate: sentCertificate, proxy: settings.proxy))
         }
         let timeout = upgrade.eventLoop.scheduleTask(in: .nanoseconds(settings.connectTimeout.nanoseconds)) {
             cancellation.timedOut()
@@ -71,7 +84,7 @@ package struct WebSocketDialer: Sendable {
         do {
             outcome = try await upgrade.get()
         } catch {
-            throw DialFailure(reason: Self.reason(for: error, cancellation: cancellation, sentCertificate: sentCertificate))
+            throw DialFailure(reason: Self.reason(for: error, cancellation: cancellation, sentCertificate: sentCertificate, proxy: settings.proxy))
         }
         switch outcome {
         case .upgraded(let channel):
@@ -82,7 +95,7 @@ package struct WebSocketDialer: Sendable {
             do {
                 refusal = try await refusalFuture.get()
             } catch {
-                throw DialFailure(reason: Self.reason(for: error, cancellation: cancellation, sentCertificate: sentCertificate))
+                throw DialFailure(reason: Self.reason(for: error, cancellation: cancellation, sentCertificate: sentCertificate, proxy: settings.proxy))
             }
             if settings.usesTLS, Self.isClientCertificateRefusal(refusal) {
                 throw DialFailure(reason: .clientCertificateRefused(sent: sentCertificate))

@@ -6,6 +6,8 @@ package enum DisconnectReason: Sendable, Equatable, CustomStringConvertible {
     case timedOut
     /// The upgrade was answered with an HTTP status other than 101.
     case handshakeRejected(status: Int)
+    /// The HTTP proxy could not be reached, or refused the tunnel (said in words).
+    case proxy(String)
     /// The server wants a client certificate and got none (`sent` false), or refused ours.
     case clientCertificateRefused(sent: Bool)
     /// The upgrade succeeded but the server selected another subprotocol than `subprotocol` asked for.
@@ -38,6 +40,7 @@ package enum DisconnectReason: Sendable, Equatable, CustomStringConvertible {
         case .handshakeRejected(let status) where status == 401 || status == 403:
             return "token rejected by the server (HTTP \(status))"
         case .handshakeRejected(let status): return "upgrade refused with HTTP \(status)"
+        case .proxy(let detail): return detail
         case .clientCertificateRefused(sent: false):
             return "the server requires a client certificate; set tls_cert_file and tls_key_file"
         case .clientCertificateRefused(sent: true):

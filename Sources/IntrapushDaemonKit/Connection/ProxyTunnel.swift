@@ -1,0 +1,124 @@
+import IntrapushConfiguration
+import NIOCore
+
+/// The proxy's answer to `CONNECT`, parsed (pure): the status of the first line, once the head
+/// (up to the empty line) is complete.
+struct ProxyResponseHead: Equatable {
+    var status: Int
+
+    /// The head's length and status once `bytes` holds the whole head; nil while it does not.
+    /// Throws on something that is not an HTTP response, or a head larger than 16 KiB.
+    static func parse(_ bytes: [UInt8]) throws(ProxyTunnelError) -> (head: ProxyResponseHead, length: Int)? {
+        let end: [UInt8] = Array("\r\n\r\n".utf8)
+        guard let range = bytes.firstRange(of: end) else {
+            if bytes.count > 16 * 1024 { throw .malformed }
+            return nil
+        }
+        let firstLine = bytes[..<(bytes.firstRange(of: Array("\r\n".utf8))?.lowerBound ?? range.lowerBound)]
+        let parts = String(decoding: firstLine, as: UTF8.self).split(separator: " ", maxSplits: 2)
+        guard parts.count >= 2, parts[0].hasPrefix("HTTP/1."), let status = Int(parts[1]), (100...599).contains(status) else {
+            throw .malformed
+        }
+        return (ProxyResponseHead(status: status), range.upperBound)
+    }
+}
+
+enum ProxyTunnelError: Error, Equatable {
+    /// The proxy answered with something other than HTTP.
+    case malformed
+    /// The proxy refused the tunnel with this status.
+    case refused(status: Int)
+    /// The proxy sent bytes after its 200 before we said anything through the tunnel.
+    case unexpectedData
+    /// The proxy closed the connection before answering.
+    case closed
+}
+
+/// Opens a tunnel through an HTTP proxy: sends `CONNECT host:port`, waits for a 2xx, then takes
+/// itself out of the pipeline, so that TLS and the WebSocket handshake run inside the tunnel.
+final class ProxyTunnelHandler: ChannelInboundHandler, RemovableChannelHandler {
+    typealias InboundIn = ByteBuffer
+    typealias OutboundOut = ByteBuffer
+    static let name = "proxy-tunnel"
+
+    private let request: [UInt8]
+    private let promise: EventLoopPromise<Void>
+    private var received: [UInt8] = []
+    private var isDone = false
+
+    /// `authority` is `host:port` of the server (IPv6 bracketed); `credentials` `user:password`.
+    init(authority: String, credentials: Secret?, promise: EventLoopPromise<Void>) {
+        var text = "CONNECT \(authority) HTTP/1.1\r\nHost: \(authority)\r\n"
+        if let credentials {
+            text += "Proxy-Authorization: Basic \(Base64.encode(Array(credentials.value.utf8)))\r\n"
+        }
+        text += "\r\n"
+        self.request = Array(text.utf8)
+        self.promise = promise
+    }
+
+    var tunnelOpened: EventLoopFuture<Void> { promise.futureResult }
+
+    func handlerAdded(context: ChannelHandlerContext) {
+        if context.channel.isActive { sendRequest(context: context) }
+    }
+
+    func channelActive(context: ChannelHandlerContext) {
+        sendRequest(context: context)
+        context.fireChannelActive()
+    }
+
+    private var isSent = false
+    private func sendRequest(context: ChannelHandlerContext) {
+        guard !isSent else { return }
+        isSent = true
+        context.writeAndFlush(wrapOutboundOut(context.channel.allocator.buffer(bytes: request)), promise: nil)
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        guard !isDone else { return }
+        received += unwrapInboundIn(data).readableBytesView
+        do {
+            guard let (head, length) = try ProxyResponseHead.parse(received) else { return }
+            isDone = true
+            guard (200...299).contains(head.status) else { throw ProxyTunnelError.refused(status: head.status) }
+            guard received.count == length else { throw ProxyTunnelError.unexpectedData }
+            promise.succeed()
+        } catch {
+            isDone = true
+            promise.fail(error)
+            context.close(promise: nil)
+        }
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        if !isDone {
+            isDone = true
+            promise.fail(ProxyTunnelError.closed)
+        }
+        context.fireChannelInactive()
+    }
+
+    func handlerRemoved(context: ChannelHandlerContext) {
+        if !isDone { promise.fail(ProxyTunnelError.closed) }
+    }
+}
+
+/// Base64 (RFC 4648) for the `Basic` credentials.
+enum Base64 {
+    static func encode(_ bytes: [UInt8]) -> String {
+        let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".utf8)
+        var output: [UInt8] = []
+        output.reserveCapacity((bytes.count + 2) / 3 * 4)
+        var index = 0
+        while index < bytes.count {
+            let chunk = bytes[index..<min(index + 3, bytes.count)]
+            let value = chunk.enumerated().reduce(UInt32(0)) { $0 | UInt32($1.element) << (16 - 8 * UInt32($1.offset)) }
+            for position in 0..<4 {
+                output.append(position <= chunk.count ? alphabet[Int(value >> (18 - 6 * UInt32(position)) & 0x3F)] : UInt8(ascii: "="))
+            }
+            index += 3
+        }
+        return String(decoding: output, as: UTF8.self)
+    }
+}
