@@ -131,6 +131,37 @@ check_that "watchdog: the database passes SQLite's integrity check" \
 rm -r "$(ct_path /etc/systemd/system/intrapush.service.d)"
 inside systemctl daemon-reload
 
+# --- metrics under the sandbox --------------------------------------------------------------------
+# Without metrics_listen nothing listens on TCP. The unit's SocketBindDeny=any refuses the port
+# where systemd enforces it (built with BPF_FRAMEWORK; Debian 12's is not, and ignores it); the
+# README's drop-in allows the one port.
+check_that "metrics unset: no TCP listener" '! ss -tlnpH | grep -F '"'"'"intrapushd"'"'"' >/dev/null'  # host network: the host's ss sees it
+metrics_port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+set_key metrics_listen "\"127.0.0.1:$metrics_port\""
+if inside systemctl --version | grep -F -- "+BPF_FRAMEWORK" >/dev/null; then
+    inside systemctl restart intrapush || true
+    await 200 "the refused bind to be logged" journal_has "cannot listen on metrics_listen 127.0.0.1:$metrics_port"
+    check "metrics without the drop-in: the sandbox refuses the port, and the journal says so" \
+        journal_has "cannot listen on metrics_listen 127.0.0.1:$metrics_port: Operation not permitted"
+else
+    echo "skip  metrics without the drop-in: this systemd lacks BPF_FRAMEWORK, so SocketBindDeny= is not enforced"
+fi
+mkdir -p "$(ct_path /etc/systemd/system/intrapush.service.d)"
+printf '[Service]\nSocketBindAllow=tcp:%s\n' "$metrics_port" >"$(ct_path /etc/systemd/system/intrapush.service.d/metrics.conf)"
+inside systemctl daemon-reload
+inside systemctl reset-failed intrapush || true
+inside systemctl restart intrapush
+await 200 "the daemon to connect with metrics" connected
+metrics=$(curl -fsS "http://127.0.0.1:$metrics_port/metrics" || true)
+check "metrics with the drop-in: GET /metrics answers, connected" grep -qx "intrapush_connected 1.0" <<<"$metrics"
+check "metrics: promtool check metrics finds nothing" test -z "$(promtool check metrics <<<"$metrics" 2>&1)"
+check_that "metrics: the token is not in them" '! grep -qF "$(cat "$(ct_path /etc/intrapush/token)")" <<<"$metrics"'
+sed -i '/^metrics_listen/d' "$(ct_path /etc/intrapush/intrapush.conf)"
+rm -r "$(ct_path /etc/systemd/system/intrapush.service.d)"
+inside systemctl daemon-reload
+inside systemctl restart intrapush
+await 200 "the daemon to connect without metrics" connected
+
 # --- a bad configuration: 78, failed, no restart loop ---------------------------------------------
 echo 'heartbeat_intervall = 5' >>"$(ct_path /etc/intrapush/intrapush.conf)"
 inside systemctl restart intrapush 2>/dev/null || true
