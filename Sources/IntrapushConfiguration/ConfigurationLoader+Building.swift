@@ -44,7 +44,7 @@ extension ConfigurationLoader {
             tokenSource: token.1,
             tls: tls,
             caFile: caFile(reader: &reader, purpose: purpose),
-            clientIdentity: clientIdentity(reader: &reader, purpose: purpose, usesTLS: tls),
+            clientIdentity: clientIdentity(reader: &reader, purpose: purpose, usesTLS: tls, warnings: &warnings),
             proxy: proxy(reader: &reader, usesTLS: tls, host: host),
             pathTemplate: pathTemplate(reader: &reader),
             heartbeatInterval: heartbeatInterval,

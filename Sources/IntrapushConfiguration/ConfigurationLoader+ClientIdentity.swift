@@ -1,8 +1,12 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// `tls_cert_file` / `tls_key_file` (contract §8).
 extension ConfigurationLoader {
     /// Both or neither; the key defaults to the unit's credential `tls_key` when only the
     /// certificate is named. Read here for the daemon (readable, parsed, matching).
-    func clientIdentity(reader: inout SettingReader, purpose: Purpose, usesTLS: Bool) -> ClientIdentity? {
+    func clientIdentity(reader: inout SettingReader, purpose: Purpose, usesTLS: Bool, warnings: inout [String]) -> ClientIdentity? {
         let certificate = reader.string(.tlsCertFile).flatMap { $0.isEmpty ? nil : $0 }
         var key = reader.string(.tlsKeyFile).flatMap { $0.isEmpty ? nil : $0 }
         if certificate != nil, key == nil, let credentials = environment["CREDENTIALS_DIRECTORY"] {
@@ -31,6 +35,12 @@ extension ConfigurationLoader {
                     reader.report(setting, "cannot read \(file): \(failure.reason)")
                     return nil
                 }
+            }
+            var status = stat()
+            if stat(key, &status) == 0, status.st_mode & 0o077 != 0 {
+                warnings.append(
+                    "tls_key_file \(key) can be read by others (mode \(String(status.st_mode & 0o777, radix: 8))); "
+                        + "make it readable by the daemon only, or pass it as the credential tls_key")
             }
             if let check = clientIdentityCheck, let problem = check(certificate, key) {
                 reader.report(problem.culprit == .certificate ? .tlsCertFile : .tlsKeyFile, problem.message)

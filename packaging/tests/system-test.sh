@@ -16,7 +16,7 @@ deb=${1:-dist/intrapush_${version}_${arch}.deb}
 devserver=${DEVSERVER:-.build/release/intrapush-devserver}
 cache=$here/.build/system-test
 # The cached root is rebuilt when this list changes.
-include=systemd,systemd-sysv,dbus,libsqlite3-0,libsystemd0,procps,sqlite3
+include=systemd,systemd-sysv,dbus,libsqlite3-0,libsystemd0,procps,sqlite3,acl
 mirror=${DEBIAN_MIRROR:-http://deb.debian.org/debian}
 
 if [[ $EUID != 0 ]]; then
@@ -161,6 +161,32 @@ rm -r "$(ct_path /etc/systemd/system/intrapush.service.d)"
 inside systemctl daemon-reload
 inside systemctl restart intrapush
 await 200 "the daemon to connect without metrics" connected
+
+# metrics_file for node_exporter, set up as the README says: the directory writable by the user
+# through an ACL, and ReadWritePaths= in a drop-in (ProtectSystem=strict forbids it otherwise).
+textfiles=/var/lib/prometheus/node-exporter
+inside mkdir -p "$textfiles"
+inside setfacl -m u:intrapush:rwx "$textfiles"
+set_key metrics_file "\"$textfiles/intrapush.prom\""
+inside systemctl restart intrapush
+await 200 "the sandbox to refuse the file" journal_has "cannot write metrics_file: cannot write $textfiles/intrapush.prom.tmp: Read-only file system"
+check "metrics_file without ReadWritePaths: refused by the sandbox, said once in the journal" \
+    test "$(inside journalctl -u intrapush -q --no-pager | grep -c "cannot write metrics_file")" = 1
+mkdir -p "$(ct_path /etc/systemd/system/intrapush.service.d)"
+printf '[Service]\nReadWritePaths=%s\n' "$textfiles" >"$(ct_path /etc/systemd/system/intrapush.service.d/metrics.conf)"
+inside systemctl daemon-reload
+inside systemctl restart intrapush
+await 200 "the metrics file to say connected" grep -qx "intrapush_connected 1.0" "$(ct_path "$textfiles/intrapush.prom")"
+check "metrics_file with the drop-in: written, mode 0644 for node_exporter" \
+    test "$(stat -c %a "$(ct_path "$textfiles/intrapush.prom")")" = 644
+inside systemctl stop intrapush
+check "metrics_file after stop: says stopped" \
+    grep -qx 'intrapush_state{state="stopped"} 1.0' "$(ct_path "$textfiles/intrapush.prom")"
+sed -i '/^metrics_file/d' "$(ct_path /etc/intrapush/intrapush.conf)"
+rm -r "$(ct_path /etc/systemd/system/intrapush.service.d)"
+inside systemctl daemon-reload
+inside systemctl start intrapush
+await 200 "the daemon to connect without metrics_file" connected
 
 # --- a bad configuration: 78, failed, no restart loop ---------------------------------------------
 echo 'heartbeat_intervall = 5' >>"$(ct_path /etc/intrapush/intrapush.conf)"

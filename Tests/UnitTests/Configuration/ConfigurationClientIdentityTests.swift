@@ -47,7 +47,12 @@ struct ConfigurationClientIdentityTests {
         let lines = ConfigurationFixture.minimal(
             "tls = true", #"tls_cert_file = "\#(fixture.directory)/client.pem""#, #"tls_key_file = "\#(fixture.directory)/client.key""#)
         try fixture.write("intrapush.conf", lines)
+        chmod(fixture.directory + "/client.key", 0o644)
+        let loaded = try loader(fixture).load(explicitPath: fixture.configurationPath, purpose: .daemon)
+        #expect(loaded.warnings.contains { $0.contains("can be read by others (mode 644)") }, "\(loaded.warnings)")
+        chmod(fixture.directory + "/client.key", 0o600)
         let first = try loader(fixture).load(explicitPath: fixture.configurationPath, purpose: .daemon).configuration
+        #expect(try loader(fixture).load(explicitPath: fixture.configurationPath, purpose: .daemon).warnings.isEmpty)
         let identity = try #require(first.clientIdentity)
         #expect(identity.certificateFile == fixture.directory + "/client.pem")
         #expect(first.rendered().contains("tls_key_file = \"\(fixture.directory)/client.key\""))
