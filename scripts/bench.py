@@ -220,9 +220,9 @@ def figure_fleet(bench):
     try:
         wait_for(lambda: server.stats()["connections_open"] == size, 60 + size / 5, f"{size} daemons to connect", 0.1)
         log(f"  fleet: {size} connected; restarting the server on port {port}")
-        restarted = now_us()
         server.stop()
         server = DevServer(bench, "fleet-server-2", port=port)
+        restarted = now_us()  # the server is back: what the fleet's return is measured from
         stats = wait_for(lambda: (lambda s: s if s["connections_open"] >= size else None)(server.stats()),
                          high * 3 + 10, f"{size} daemons to reconnect", 0.1)
         exited = [d for d in daemons if d.poll() is not None]
@@ -248,12 +248,13 @@ def figure_fleet(bench):
         f"last after {all_back:.2f} s")
     method = (f"{size} daemons (reconnect_min {low:g} s, reconnect_max {high:g} s), one devserver stopped with SIGTERM "
               f"and restarted on the same port; connection times taken by the new server; 1 run (slow)")
-    row = Row("Fleet: largest share reconnecting in any 100 ms", "≤ 15 %", method)
+    row = Row("Fleet: largest share reconnecting in any 100 ms", "≤ 12 %", method)
     row.values = (f"{share:.1f} % ({largest})",) * 3
-    row.met = share <= 15
-    back_row = Row("Fleet: restart → last daemon back", f"≤ {high + 1:g} s (reconnect_max + 1 s)", "same run")
+    row.met = share <= 12
+    back_row = Row("Fleet: server back → last daemon back", f"≤ {low + 1:g} s (reconnect_min + 1 s)",
+                   "same run, from the new server's start")
     back_row.values = (f"{all_back:.2f} s",) * 3
-    back_row.met = all_back <= high + 1
+    back_row.met = all_back <= low + 1
     return [row, back_row]
 
 

@@ -1,16 +1,17 @@
-/// Jittered exponential reconnect backoff (README "The wire protocol", Backoff).
+/// Exponential reconnect backoff with full jitter (README "The wire protocol", Backoff).
 ///
 /// Before attempt *n* (consecutive failures counted from 1) the daemon waits a uniformly random
-/// time in [d/2, d], where d = min(`maximum`, `minimum` · 2^(n−1)). With the defaults (1 s, 60 s):
+/// time in [0, d], where d = min(`maximum`, `minimum` · 2^(n−1)). With the defaults (1 s, 60 s):
 ///
 /// | attempt | d     | wait        |
 /// |---------|-------|-------------|
-/// | 1       | 1 s   | 0.5–1 s     |
-/// | 2       | 2 s   | 1–2 s       |
-/// | 3       | 4 s   | 2–4 s       |
-/// | 7       | 60 s  | 30–60 s     |
+/// | 1       | 1 s   | 0–1 s       |
+/// | 2       | 2 s   | 0–2 s       |
+/// | 3       | 4 s   | 0–4 s       |
+/// | 7       | 60 s  | 0–60 s      |
 ///
-/// The jitter spreads a fleet that lost the same server so it does not return all at once.
+/// "Full jitter" (AWS's analysis of backoff): a fleet that lost the same server comes back spread
+/// over the whole of [0, d]; the former [d/2, d] packed it into half the window, twice as dense.
 package struct Backoff: Sendable, Equatable {
     package var minimum: Duration
     package var maximum: Duration
@@ -32,11 +33,9 @@ package struct Backoff: Sendable, Equatable {
         return min(ceiling, maximum)
     }
 
-    /// The wait before attempt `attempt`: `jitter` in [0, 1] picks a point of [d/2, d].
+    /// The wait before attempt `attempt`: `jitter` in [0, 1] picks a point of [0, d].
     package func delay(forAttempt attempt: Int, jitter: Double) -> Duration {
-        let ceiling = ceiling(forAttempt: attempt)
-        let clamped = min(1, max(0, jitter))
-        return ceiling / 2 + (ceiling / 2) * clamped
+        ceiling(forAttempt: attempt) * min(1, max(0, jitter))
     }
 
     /// The wait before attempt `attempt`, with the jitter drawn from `random`.

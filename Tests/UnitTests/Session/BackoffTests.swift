@@ -18,12 +18,12 @@ struct BackoffTests {
         #expect(ceilings == [1, 2, 4, 8, 16, 32, 60, 60, 60].map { Duration.seconds($0) })
     }
 
-    @Test("jitter 1 waits the full ceiling, jitter 0 half of it")
+    @Test("full jitter: 1 waits the whole ceiling, 0 not at all, 0.5 half of it")
     func exactWithFixedJitter() {
         #expect(backoff.delay(forAttempt: 3, jitter: 1) == .seconds(4))
-        #expect(backoff.delay(forAttempt: 3, jitter: 0) == .seconds(2))
-        #expect(backoff.delay(forAttempt: 4, jitter: 0.5) == .seconds(6))
-        #expect(backoff.delay(forAttempt: 20, jitter: 0) == .seconds(30))
+        #expect(backoff.delay(forAttempt: 3, jitter: 0) == .zero)
+        #expect(backoff.delay(forAttempt: 4, jitter: 0.5) == .seconds(4))
+        #expect(backoff.delay(forAttempt: 20, jitter: 0.25) == .seconds(15))
     }
 
     @Test("a huge attempt number neither overflows nor exceeds the maximum")
@@ -31,13 +31,15 @@ struct BackoffTests {
         #expect(backoff.ceiling(forAttempt: Int.max) == .seconds(60))
     }
 
-    @Test("random jitter stays within [d/2, d] and spreads over the range")
+    @Test("random jitter stays within [0, d] and spreads over the whole of it")
     func jitterInRange() {
         var random = SystemRandomNumberGenerator()
         for attempt in 1...10 {
             let ceiling = backoff.ceiling(forAttempt: attempt)
             let delays = (0..<200).map { _ in backoff.delay(forAttempt: attempt, using: &random) }
-            #expect(delays.allSatisfy { $0 >= ceiling / 2 && $0 <= ceiling })
+            #expect(delays.allSatisfy { $0 >= .zero && $0 <= ceiling })
+            // Full jitter: both halves of the window are used.
+            #expect(delays.contains { $0 < ceiling / 4 } && delays.contains { $0 > ceiling * 3 / 4 })
             // Not all the same: the point of jitter is to spread a fleet.
             #expect(Set(delays.map { $0.components.attoseconds }).count > 100)
         }
@@ -47,7 +49,7 @@ struct BackoffTests {
     func fractional() {
         let quick = Backoff(minimum: .milliseconds(250), maximum: .seconds(2))
         #expect(quick.delay(forAttempt: 1, jitter: 1) == .milliseconds(250))
-        #expect(quick.delay(forAttempt: 2, jitter: 0) == .milliseconds(250))
+        #expect(quick.delay(forAttempt: 2, jitter: 0.5) == .milliseconds(250))
         #expect(quick.ceiling(forAttempt: 5) == .seconds(2))
     }
 }
