@@ -33,8 +33,8 @@ extension DevServerCommand {
                        send one push every 1/R s, each flushed on its own;
                        replaces a run in progress and resets ack_latency_us
                   GET  /stats                           counters as JSON (below)
-                  POST /control/close?code=C | drop | silence?on=1|0
-                  POST /control/reject?status=401|403|0
+                  POST /control/close?code=C[&reason=R] | drop | silence?on=1|0
+                  POST /control/reject?status=401|403|429|503|0[&retry_after=N | &retry_after_date=N]
                   POST /control/reset-latency           empties ack_latency_us
 
                 Times in /stats are microseconds of the monotonic clock.
@@ -67,6 +67,8 @@ extension DevServerCommand {
         var upstreamAckText = "received message {id}"
         @Flag(help: "Answer every message from the client with {\"id\":…,\"echo\":…}.")
         var echoUpstream = false
+        @Option(help: "On SIGTERM, close connections with 1012 (Service Restart) and reason retry-after=N instead of 1001.")
+        var shutdownRetryAfter: Int?
 
         func validate() throws {
             guard ServerAddress(parsing: listen) != nil else {
@@ -87,7 +89,8 @@ extension DevServerCommand {
                 acknowledgementTemplate: ackText,
                 verifyDatabasePath: verifyDatabase,
                 upstreamAcknowledgementTemplate: upstreamAckText,
-                echoesUpstream: echoUpstream
+                echoesUpstream: echoUpstream,
+                shutdownRetryAfter: shutdownRetryAfter
             )
             let server = try await DevServer.bind(configuration: configuration)
             print("listening on \(server.localAddress)")
@@ -171,7 +174,7 @@ extension DevServerCommand {
 
     struct Control: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Make the server misbehave: close?code=1001, drop, silence?on=1|0, reject?status=401|403|0.")
+            abstract: "Make the server misbehave: close?code=1001, drop, silence?on=1|0, reject?status=401|403|429|503|0[&retry_after=N].")
 
         @OptionGroup var server: ServerOption
         @Argument(help: "The control request, for example close?code=1001.")

@@ -108,7 +108,9 @@ final class PushConnectionHandler: ChannelInboundHandler, RemovableChannelHandle
         case .connectionClose:
             let payload = frame.unmaskedData
             let code = payload.getInteger(at: payload.readerIndex, as: UInt16.self)
-            perform(machine.closeFrameReceived(code: code), context: context)
+            let reason = payload.readableBytes > 2
+                ? payload.getString(at: payload.readerIndex + 2, length: min(123, payload.readableBytes - 2)) ?? "" : ""
+            perform(machine.closeFrameReceived(code: code, retryAfter: RetryHint.parseCloseReason(code: code, reason: reason)), context: context)
         default:
             break  // pongs only prove liveness
         }

@@ -65,13 +65,16 @@ extension PushConnectionStateMachine {
     }
 
     /// The server sent a close frame: it answers ours, or it closes first and we echo its code.
-    package mutating func closeFrameReceived(code: UInt16?) -> Actions {
+    /// `retryAfter` is the wait a 1012/1013 close's reason asked for (`RetryHint`).
+    package mutating func closeFrameReceived(code: UInt16?, retryAfter: Duration? = nil) -> Actions {
         switch state {
         case .closeSent:
             state = .closingChannel
             return Actions(closeChannel: true)
         case .open, .draining:
-            closeReason = closeReason ?? .closedByServer(code: code.map(Int.init))
+            closeReason = closeReason
+                ?? retryAfter.map { .serverAskedToWait($0, origin: "close \(code.map(String.init) ?? "")") }
+                ?? .closedByServer(code: code.map(Int.init))
             state = .closingChannel
             return Actions(sendClose: code.map(CloseFrame.code) ?? .empty, closeChannel: true)
         case .closingChannel:

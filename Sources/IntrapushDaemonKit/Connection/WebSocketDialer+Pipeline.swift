@@ -212,6 +212,8 @@ struct UpgradeCompleted: Sendable {}
 struct Refusal: Sendable {
     var status: Int
     var body: String
+    /// The `Retry-After` header as sent, if any.
+    var retryAfter: String? = nil
 }
 
 /// Remembers the status and the first KiB of the body of a refused upgrade.
@@ -219,6 +221,7 @@ final class RefusalStatusRecorder: ChannelInboundHandler, RemovableChannelHandle
     typealias InboundIn = HTTPClientResponsePart
     private let promise: EventLoopPromise<Refusal>
     private var status: Int?
+    private var retryAfter: String?
     private var body: [UInt8] = []
     var refusal: EventLoopFuture<Refusal> { promise.futureResult }
 
@@ -230,6 +233,7 @@ final class RefusalStatusRecorder: ChannelInboundHandler, RemovableChannelHandle
         switch unwrapInboundIn(data) {
         case .head(let head):
             status = Int(head.status.code)
+            retryAfter = head.headers.first(name: "Retry-After")
         case .body(let part):
             body += part.readableBytesView.prefix(max(0, 1024 - body.count))
         case .end:
@@ -238,7 +242,9 @@ final class RefusalStatusRecorder: ChannelInboundHandler, RemovableChannelHandle
     }
 
     private func finish() {
-        if let status { promise.succeed(Refusal(status: status, body: String(decoding: body, as: UTF8.self))) }
+        if let status {
+            promise.succeed(Refusal(status: status, body: String(decoding: body, as: UTF8.self), retryAfter: retryAfter))
+        }
     }
 
     func channelInactive(context: ChannelHandlerContext) {

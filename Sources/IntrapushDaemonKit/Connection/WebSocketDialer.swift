@@ -1,5 +1,6 @@
 import IntrapushConfiguration
 import Logging
+import IntrapushSupport
 import NIOCore
 import NIOHTTP1
 import NIOPosix
@@ -99,6 +100,11 @@ package struct WebSocketDialer: Sendable {
             }
             if settings.usesTLS, Self.isClientCertificateRefusal(refusal) {
                 throw DialFailure(reason: .clientCertificateRefused(sent: sentCertificate))
+            }
+            if refusal.status == 503 || refusal.status == 429, let header = refusal.retryAfter,
+                let wait = RetryHint.parseHeader(header, now: WallClock.nowMilliseconds() / 1000)
+            {
+                throw DialFailure(reason: .serverAskedToWait(wait, origin: "HTTP \(refusal.status)"))
             }
             throw DialFailure(reason: .handshakeRejected(status: refusal.status))
         }

@@ -38,6 +38,14 @@ package struct Backoff: Sendable, Equatable {
         ceiling(forAttempt: attempt) * min(1, max(0, jitter))
     }
 
+    /// The wait after the server asked for `hint`: a point of [N, 2N] picked by `jitter`, N the
+    /// hint, the whole capped at ten times `maximum` (a server's mistake must not silence a host
+    /// for days).
+    package func delay(afterHint hint: Duration, jitter: Double) -> Duration {
+        let wait = hint + hint * min(1, max(0, jitter))
+        return min(wait, maximum * 10)
+    }
+
     /// The wait before attempt `attempt`, with the jitter drawn from `random`.
     package func delay(forAttempt attempt: Int, using random: inout some RandomNumberGenerator) -> Duration {
         delay(forAttempt: attempt, jitter: Double.random(in: 0...1, using: &random))

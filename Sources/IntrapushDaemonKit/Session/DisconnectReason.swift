@@ -6,6 +6,9 @@ package enum DisconnectReason: Sendable, Equatable, CustomStringConvertible {
     case timedOut
     /// The upgrade was answered with an HTTP status other than 101.
     case handshakeRejected(status: Int)
+    /// The server asked to come back later: `Retry-After` on a 503 or 429, or `retry-after=N`
+    /// in a 1012/1013 close; `origin` says which ("HTTP 503", "close 1013").
+    case serverAskedToWait(Duration, origin: String)
     /// The HTTP proxy could not be reached, or refused the tunnel (said in words).
     case proxy(String)
     /// The server wants a client certificate and got none (`sent` false), or refused ours.
@@ -27,6 +30,12 @@ package enum DisconnectReason: Sendable, Equatable, CustomStringConvertible {
     /// Anything else the channel reported.
     case error(String)
 
+    /// How long the server asked us to wait, if it did.
+    package var retryAfter: Duration? {
+        if case .serverAskedToWait(let wait, _) = self { return wait }
+        return nil
+    }
+
     /// HTTP 401 or 403: the server does not accept our token.
     package var isTokenRejection: Bool {
         if case .handshakeRejected(let status) = self { return status == 401 || status == 403 }
@@ -41,6 +50,7 @@ package enum DisconnectReason: Sendable, Equatable, CustomStringConvertible {
             return "token rejected by the server (HTTP \(status))"
         case .handshakeRejected(let status): return "upgrade refused with HTTP \(status)"
         case .proxy(let detail): return detail
+        case .serverAskedToWait(let wait, let origin): return "server asked to wait \(StatusLine.format(wait)) (\(origin))"
         case .clientCertificateRefused(sent: false):
             return "the server requires a client certificate; set tls_cert_file and tls_key_file"
         case .clientCertificateRefused(sent: true):

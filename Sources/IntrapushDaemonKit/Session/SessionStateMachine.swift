@@ -262,10 +262,14 @@ package struct SessionStateMachine<Random: RandomNumberGenerator>: Sendable wher
         // The failure counts, but without a route a timer would only end in another failure.
         guard isNetworkAvailable else { return holdForNetwork() }
         state = .waiting(attempt: consecutiveFailures)
-        let delay =
-            reason.isTokenRejection
-            ? backoff.maximum
-            : backoff.delay(forAttempt: consecutiveFailures, using: &random)
+        let delay: Duration
+        if reason.isTokenRejection {
+            delay = backoff.maximum
+        } else if let hint = reason.retryAfter {
+            delay = backoff.delay(afterHint: hint, jitter: Double.random(in: 0...1, using: &random))
+        } else {
+            delay = backoff.delay(forAttempt: consecutiveFailures, using: &random)
+        }
         return .scheduleReconnect(after: delay, attempt: consecutiveFailures, reason: reason)
     }
 

@@ -5,6 +5,8 @@ struct APIResponse {
     var status: HTTPResponseStatus
     /// The JSON document sent as the body.
     var body: String
+    /// More response headers (`Retry-After`).
+    var headers: [(String, String)] = []
 
     static func json(_ status: HTTPResponseStatus, _ body: String) -> APIResponse {
         APIResponse(status: status, body: body)

@@ -59,7 +59,9 @@ struct APIRouter {
             guard let code, (1000...4999).contains(code) else {
                 return .error(.badRequest, "code must be a close code between 1000 and 4999")
             }
-            let closed = hub.closeConnections(code: WebSocketErrorCode(codeNumber: code))
+            let reason = target.query["reason"] ?? ""
+            guard reason.utf8.count <= 123 else { return .error(.badRequest, "reason must be at most 123 bytes") }
+            let closed = hub.closeConnections(code: WebSocketErrorCode(codeNumber: code), reason: reason)
             return .json(.ok, #"{"closed":\#(closed)}"#)
         case (.POST, "/control/drop"):
             return .json(.ok, #"{"dropped":\#(hub.dropConnections())}"#)
@@ -74,10 +76,15 @@ struct APIRouter {
             return .json(.ok, #"{"reset":true}"#)
         case (.POST, "/control/reject"):
             let status = target.query["status"].flatMap { Int($0) }
-            guard let status, [0, 401, 403].contains(status) else {
-                return .error(.badRequest, "status must be 401, 403, or 0 to stop rejecting")
+            guard let status, [0, 401, 403, 429, 503].contains(status) else {
+                return .error(.badRequest, "status must be 401, 403, 429, 503, or 0 to stop rejecting")
             }
-            hub.setForcedRejection(status: status == 0 ? nil : status)
+            // retry_after=N sends "Retry-After: N"; retry_after_date=N an HTTP date N seconds ahead.
+            var retryAfter = target.query["retry_after"]
+            if let ahead = target.query["retry_after_date"].flatMap({ Int($0) }) {
+                retryAfter = HTTPDate.imfFixdate(unixSeconds: Int(Date().timeIntervalSince1970) + ahead)
+            }
+            hub.setForcedRejection(status: status == 0 ? nil : status, retryAfter: retryAfter)
             return .json(.ok, #"{"reject_status":\#(status)}"#)
         case (_, "/push"), (_, "/push/burst"), (_, "/push/steady"), (_, "/stats"), (_, "/control/close"),
             (_, "/control/drop"), (_, "/control/silence"), (_, "/control/reject"), (_, "/control/reset-latency"),
@@ -93,7 +100,14 @@ struct APIRouter {
         switch hub.admission(forURI: uri) {
         case .reject(let status):
             hub.upgradeRejected(status: status, uri: uri)
-            return status == 403 ? .error(.forbidden, "connections are refused") : .error(.unauthorized, "wrong token")
+            switch status {
+            case 403: return .error(.forbidden, "connections are refused")
+            case 429, 503:
+                var response = APIResponse.error(status == 429 ? .tooManyRequests : .serviceUnavailable, "come back later")
+                if let retryAfter = hub.forcedRetryAfter { response.headers = [("Retry-After", retryAfter)] }
+                return response
+            default: return .error(.unauthorized, "wrong token")
+            }
         case .notFound:
             return .error(.notFound, "expected /connect/{client}/{org}/{token}")
         case .accept:

@@ -48,6 +48,7 @@ final class HTTPAPIHandler: ChannelInboundHandler, RemovableChannelHandler {
         var headers = HTTPHeaders()
         headers.add(name: "Content-Type", value: "application/json")
         headers.add(name: "Content-Length", value: String(responseBody.readableBytes))
+        for (name, value) in response.headers { headers.add(name: name, value: value) }
         if !head.isKeepAlive {
             headers.add(name: "Connection", value: "close")
         }

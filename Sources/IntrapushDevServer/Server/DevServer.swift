@@ -81,7 +81,11 @@ public final class DevServer: Service, Sendable {
         let hub = self.hub
         let serverChannel = self.serverChannel
         serverChannel.eventLoop.execute {
-            _ = hub.value.closeConnections(code: .goingAway, awaitingReply: false)
+            if let wait = hub.value.configuration.shutdownRetryAfter {
+                _ = hub.value.closeConnections(code: WebSocketErrorCode(codeNumber: 1012), reason: "retry-after=\(wait)", awaitingReply: false)
+            } else {
+                _ = hub.value.closeConnections(code: .goingAway, awaitingReply: false)
+            }
             serverChannel.close(promise: nil)
         }
     }

@@ -22,6 +22,8 @@ public struct DevServerConfiguration: Sendable {
     public var upstreamAcknowledgementTemplate: String
     /// Answer every message from a client with `{"id":…,"echo":…}` (a reply, for tests).
     public var echoesUpstream: Bool
+    /// On shutdown, close with 1012 (Service Restart) and `retry-after=N` instead of 1001.
+    public var shutdownRetryAfter: Int?
 
     public init(
         listenAddress: ServerAddress = ServerAddress(host: "127.0.0.1", port: 8080),
@@ -33,8 +35,10 @@ public struct DevServerConfiguration: Sendable {
         verifyDatabasePath: String? = nil,
         maximumFrameSize: Int = 1 << 20,
         upstreamAcknowledgementTemplate: String = "received message {id}",
-        echoesUpstream: Bool = false
+        echoesUpstream: Bool = false,
+        shutdownRetryAfter: Int? = nil
     ) {
+        self.shutdownRetryAfter = shutdownRetryAfter
         self.listenAddress = listenAddress
         self.token = token
         self.defaultOrg = defaultOrg

@@ -34,6 +34,8 @@ final class Hub {
     var steadyRun: SteadyRun?
     /// While set, upgrades are refused with this status whatever the token.
     private(set) var forcedRejectionStatus: Int?
+    /// The `Retry-After` value sent with a forced 429 or 503, if any.
+    private(set) var forcedRetryAfter: String?
     /// While set, nothing is sent and everything received is ignored, as from a dead peer.
     private(set) var isSilenced = false
 
@@ -247,11 +249,11 @@ extension Hub {
     }
 
     /// Sends a close frame with `code` on every open connection; returns how many.
-    func closeConnections(code: WebSocketErrorCode, awaitingReply: Bool = true) -> Int {
+    func closeConnections(code: WebSocketErrorCode, reason: String = "", awaitingReply: Bool = true) -> Int {
         let handlers = Array(connections.values)
-        logger.info("closing \(handlers.count) connections with \(UInt16(webSocketErrorCode: code))")
+        logger.info("closing \(handlers.count) connections with \(UInt16(webSocketErrorCode: code))\(reason.isEmpty ? "" : " \"\(reason)\"")")
         for handler in handlers {
-            handler.close(code: code, awaitingReply: awaitingReply)
+            handler.close(code: code, reason: reason, awaitingReply: awaitingReply)
         }
         return handlers.count
     }
@@ -275,8 +277,9 @@ extension Hub {
         }
     }
 
-    func setForcedRejection(status: Int?) {
+    func setForcedRejection(status: Int?, retryAfter: String? = nil) {
         forcedRejectionStatus = status
+        forcedRetryAfter = retryAfter
         logger.info(status.map { "rejecting every upgrade with \($0)" } ?? "accepting upgrades again")
     }
 

@@ -139,11 +139,12 @@ final class WebSocketConnectionHandler: ChannelInboundHandler {
     }
 
     /// Starts the closing handshake with `code`; without `awaitingReply` the stream closes right after.
-    func close(code: WebSocketErrorCode, awaitingReply: Bool) {
+    func close(code: WebSocketErrorCode, reason: String = "", awaitingReply: Bool) {
         guard let context, state == .open else { return }
         state = .closing
-        var data = context.channel.allocator.buffer(capacity: 2)
+        var data = context.channel.allocator.buffer(capacity: 2 + reason.utf8.count)
         data.write(webSocketErrorCode: code)
+        data.writeString(String(reason.utf8.prefix(123)) ?? "")
         let written = writeCloseFrame(data, context: context)
         guard awaitingReply else {
             written.whenComplete { _ in context.close(promise: nil) }

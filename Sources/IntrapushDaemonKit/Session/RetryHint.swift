@@ -1,0 +1,41 @@
+/// The server's own word on when to come back (pure): `Retry-After` on an upgrade answered 503
+/// or 429 (seconds, or an HTTP date), or `retry-after=N` in the reason of a close with code 1012
+/// (Service Restart) or 1013 (Try Again Later).
+package enum RetryHint {
+    /// `Retry-After: 30` or `Retry-After: Sun, 06 Nov 1994 08:49:37 GMT` (IMF-fixdate, the form
+    /// RFC 9110 requires of senders), relative to `now` (Unix seconds); a date in the past is 0.
+    package static func parseHeader(_ value: String, now: Int64) -> Duration? {
+        let text = String(value.drop { $0 == " " || $0 == "\t" }.reversed().drop { $0 == " " || $0 == "\t" }.reversed())
+        if let seconds = Int64(text), seconds >= 0 { return .seconds(seconds) }
+        guard let date = imfFixdate(text) else { return nil }
+        return .seconds(max(0, date - now))
+    }
+
+    /// `retry-after=N` (N whole seconds, case ignored) in a close reason of code 1012 or 1013.
+    package static func parseCloseReason(code: UInt16?, reason: String) -> Duration? {
+        guard code == 1012 || code == 1013 else { return nil }
+        guard let match = reason.lowercased().firstMatch(of: /retry-after=([0-9]{1,9})/) else { return nil }
+        return Int64(match.1).map { .seconds($0) }
+    }
+
+    /// Unix seconds of `Sun, 06 Nov 1994 08:49:37 GMT`.
+    static func imfFixdate(_ text: String) -> Int64? {
+        let months = ["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"]
+        guard let match = text.lowercased().wholeMatch(of: /[a-z]{3}, ([0-9]{2}) ([a-z]{3}) ([0-9]{4}) ([0-9]{2}):([0-9]{2}):([0-9]{2}) gmt/),
+            let day = Int64(match.1), let monthIndex = months.firstIndex(of: String(match.2)), let year = Int64(match.3),
+            let hour = Int64(match.4), let minute = Int64(match.5), let second = Int64(match.6),
+            (1...31).contains(day), hour < 24, minute < 60, second < 61
+        else { return nil }
+        return daysFromCivil(year: year, month: Int64(monthIndex + 1), day: day) * 86_400 + hour * 3600 + minute * 60 + second
+    }
+
+    /// Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's algorithm).
+    static func daysFromCivil(year: Int64, month: Int64, day: Int64) -> Int64 {
+        let y = month <= 2 ? year - 1 : year
+        let era = (y >= 0 ? y : y - 399) / 400
+        let yearOfEra = y - era * 400
+        let dayOfYear = (153 * (month + (month > 2 ? -3 : 9)) + 2) / 5 + day - 1
+        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
+        return era * 146_097 + dayOfEra - 719_468
+    }
+}
