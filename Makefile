@@ -53,7 +53,7 @@ CONFDIR     := $(SYSCONFDIR)/intrapush
 
 DEB        := dist/intrapush_$(VERSION)_$(ARCH).deb
 
-.PHONY: all release debug deps test-deps test swift-test deb-test system-test interop interop-deps demo install deb clean bench-cli bench bench-smoke
+.PHONY: all release debug deps test-deps test swift-test deb-test system-test interop interop-deps demo install deb clean bench-cli bench bench-smoke fleet-sim
 
 all: release
 
@@ -166,3 +166,9 @@ deb: deps
 
 clean:
 	rm -rf .build dist
+
+# A server restart seen by 1,000 / 10,000 / 100,000 simulated hosts, each the daemon's own
+# session machine, without and with a server's retry hint; prints a table.
+fleet-sim: deps
+	$(SWIFT) build $(RELEASE_FLAGS) --product intrapush-fleet-sim
+	$(RELEASE_DIR)/intrapush-fleet-sim

@@ -8,6 +8,7 @@ let package = Package(
         .executable(name: "intrapushd", targets: ["intrapushd"]),
         .executable(name: "intrapush", targets: ["intrapush"]),
         .executable(name: "intrapush-devserver", targets: ["intrapush-devserver"]),
+        .executable(name: "intrapush-fleet-sim", targets: ["intrapush-fleet-sim"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
@@ -101,10 +102,14 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
+        // `make fleet-sim`: the daemon's own session machine driven for a simulated fleet.
+        .target(name: "IntrapushFleetSimulation", dependencies: ["IntrapushDaemonKit"]),
+        .executableTarget(name: "intrapush-fleet-sim", dependencies: ["IntrapushFleetSimulation", "IntrapushDaemonKit"]),
         .testTarget(
             name: "UnitTests",
             dependencies: [
                 "IntrapushDaemonKit", "IntrapushQuery", "IntrapushStore", "IntrapushConfiguration", "IntrapushSupport",
+                "IntrapushFleetSimulation",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOEmbedded", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
