@@ -28,7 +28,7 @@ ARCH       := $(shell dpkg --print-architecture 2>/dev/null || uname -m)
 # System packages the build links against, and those the tests use (Debian names): iproute2's
 # ip(8) makes the network namespaces of the network-awareness tests (they skip without it).
 SYSTEM_DEPS := libsqlite3-dev libsystemd-dev pkg-config
-TEST_DEPS   := dpkg-dev binutils groff-base man-db systemd procps iproute2 lintian curl prometheus \
+TEST_DEPS   := dpkg-dev binutils groff-base man-db systemd procps iproute2 lintian curl prometheus openssl \
 	systemd-container debootstrap strace
 # What dpkg-buildpackage needs besides SYSTEM_DEPS (debian/control's Build-Depends).
 DEB_DEPS    := dpkg-dev debhelper

@@ -133,9 +133,12 @@ class Bench:
         return path
 
     def start_daemon(self, config, env=None, log_path=None):
+        # The daemons talk to a server on loopback: a proxy from the caller's environment (the
+        # daemon honours https_proxy/http_proxy) must not come between them.
+        environment = {k: v for k, v in (env or os.environ).items() if k.lower() not in ("http_proxy", "https_proxy", "no_proxy")}
         with open(log_path or self.daemon_log, "ab") as log_file:
             return self.spawn([DAEMON, "--config", config], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                              stderr=log_file, env=env)
+                              stderr=log_file, env=environment)
 
     def connected_daemon(self, server, database, name="daemon", heartbeat=None, env=None):
         """A daemon on `database`, connected to `server` (its only connection)."""

@@ -79,6 +79,9 @@ cli=$bin/intrapush
 # The demo must not pick up an operator's overrides or a systemd context from the caller.
 while read -r variable; do unset "$variable"; done < <(compgen -e | grep '^INTRAPUSH_' || true)
 unset NOTIFY_SOCKET WATCHDOG_USEC WATCHDOG_PID CREDENTIALS_DIRECTORY STATE_DIRECTORY
+# The demo server is on loopback: a proxy from the environment (which the daemon honours) must not
+# come between them.
+unset http_proxy https_proxy HTTPS_PROXY no_proxy NO_PROXY
 
 workdir=$(mktemp -d "${TMPDIR:-/tmp}/intrapush-demo.XXXXXX")
 (
