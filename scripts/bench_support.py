@@ -3,6 +3,12 @@
 import argparse, glob, json, os, random, shutil, signal, socket, sqlite3, statistics, subprocess, sys, tempfile, time
 import threading, urllib.request
 
+# Everything here talks to servers on loopback: the script's own HTTP requests (urllib) and the
+# daemons it starts (which honour https_proxy/http_proxy) must not go through a proxy from the
+# caller's environment.
+for _variable in ("http_proxy", "https_proxy", "no_proxy", "HTTP_PROXY", "HTTPS_PROXY", "NO_PROXY"):
+    os.environ.pop(_variable, None)
+
 ROOT = os.path.abspath(os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 RELEASE = os.path.join(ROOT, ".build", "release")
 DAEMON = os.path.join(RELEASE, "intrapushd")
@@ -133,12 +139,9 @@ class Bench:
         return path
 
     def start_daemon(self, config, env=None, log_path=None):
-        # The daemons talk to a server on loopback: a proxy from the caller's environment (the
-        # daemon honours https_proxy/http_proxy) must not come between them.
-        environment = {k: v for k, v in (env or os.environ).items() if k.lower() not in ("http_proxy", "https_proxy", "no_proxy")}
         with open(log_path or self.daemon_log, "ab") as log_file:
             return self.spawn([DAEMON, "--config", config], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                              stderr=log_file, env=environment)
+                              stderr=log_file, env=env)
 
     def connected_daemon(self, server, database, name="daemon", heartbeat=None, env=None):
         """A daemon on `database`, connected to `server` (its only connection)."""
