@@ -67,6 +67,7 @@ let package = Package(
             name: "IntrapushDevServer",
             dependencies: [
                 "CSQLite",
+                "IntrapushSupport",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),

@@ -29,9 +29,11 @@ package struct ClientIdentity: Sendable, Equatable {
     }
 }
 
-/// Checks that a certificate and key load and belong together (the daemon passes NIOSSL's
-/// check; this target has no TLS library). Returns the problem, naming which file, or nil.
-package typealias ClientIdentityCheck = @Sendable (_ certificateFile: String, _ keyFile: String) -> ClientIdentityProblem?
+/// Checks that a certificate and key, as read by the loader, parse and belong together (the daemon
+/// passes NIOSSL's check; this target has no TLS library). Returns the problem, or nil.
+package typealias ClientIdentityCheck = @Sendable (
+    _ certificate: (path: String, pem: [UInt8]), _ key: (path: String, pem: [UInt8])
+) -> ClientIdentityProblem?
 
 package struct ClientIdentityProblem: Sendable, Equatable {
     /// Whether the certificate or the key is at fault.

@@ -42,7 +42,7 @@ extension ConfigurationLoader {
                     "tls_key_file \(key) can be read by others (mode \(String(status.st_mode & 0o777, radix: 8))); "
                         + "make it readable by the daemon only, or pass it as the credential tls_key")
             }
-            if let check = clientIdentityCheck, let problem = check(certificate, key) {
+            if let check = clientIdentityCheck, let problem = check((certificate, contents[0]), (key, contents[1])) {
                 reader.report(problem.culprit == .certificate ? .tlsCertFile : .tlsKeyFile, problem.message)
                 return nil
             }

@@ -9,10 +9,10 @@ import Darwin
 /// Reads the small files the configuration names — the configuration itself, the token, the CA
 /// file — with plain POSIX calls, so that a failure reads like the system's own (`No such file or
 /// directory`) instead of a Foundation error domain.
-enum FileReader {
-    struct Failure: Error, Equatable {
+package enum FileReader {
+    package struct Failure: Error, Equatable {
         /// `strerror` text, or our own reason such as "is a directory".
-        var reason: String
+        package var reason: String
         /// The file does not exist (as opposed to existing and being unreadable).
         var isMissing: Bool
     }
@@ -41,7 +41,7 @@ enum FileReader {
         return checkRegularFile(descriptor)
     }
 
-    static func readBytes(atPath path: String) -> Result<[UInt8], Failure> {
+    package static func readBytes(atPath path: String) -> Result<[UInt8], Failure> {
         let descriptor = open(path, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else { return .failure(systemFailure()) }
         defer { close(descriptor) }

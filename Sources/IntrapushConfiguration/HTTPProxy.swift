@@ -1,3 +1,5 @@
+import IntrapushSupport
+
 /// An HTTP proxy the WebSocket goes through with `CONNECT` (contract §8): from `proxy`, else from
 /// `https_proxy` (wss) or `http_proxy` (ws) in the environment, unless `no_proxy` names the server.
 ///
@@ -38,7 +40,10 @@ package struct HTTPProxy: Sendable, Equatable, CustomStringConvertible {
         if let at = rest.lastIndex(of: "@") {
             let userInfo = rest[..<at]
             guard userInfo.contains(":") else { return .failure(HostError("expected user:password@ before the host")) }
-            credentials = Secret(percentDecoded(String(userInfo)))
+            guard let decoded = String(percentDecoding: userInfo) else {
+                return .failure(HostError("the user or password has a malformed %-escape"))
+            }
+            credentials = Secret(decoded)
             rest = rest[rest.index(after: at)...]
         }
         switch HostAndPort.parse(String(rest)) {
@@ -47,21 +52,6 @@ package struct HTTPProxy: Sendable, Equatable, CustomStringConvertible {
         case .failure(let error):
             return .failure(HostError("the proxy's host: \(error.reason)"))
         }
-    }
-
-    private static func percentDecoded(_ text: String) -> String {
-        var bytes: [UInt8] = []
-        var iterator = Array(text.utf8).makeIterator()
-        while let byte = iterator.next() {
-            if byte == UInt8(ascii: "%"), let high = iterator.next(), let low = iterator.next(),
-                let value = UInt8(String(decoding: [high, low], as: UTF8.self), radix: 16)
-            {
-                bytes.append(value)
-            } else {
-                bytes.append(byte)
-            }
-        }
-        return String(decoding: bytes, as: UTF8.self)
     }
 }
 

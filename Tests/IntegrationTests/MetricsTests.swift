@@ -56,7 +56,7 @@ extension Integration {
         @Test("a metrics_listen port already in use: exit 71, naming the key and the reason")
         func portInUse() async throws {
             let directory = try TestDirectory()
-            let holder = try TCPListener()
+            let holder = try SilentListener()
             let daemon = try DaemonHandle(
                 directory: directory, serverPort: 9, token: makeToken(),
                 extra: ["metrics_listen": "\"127.0.0.1:\(holder.port)\""])

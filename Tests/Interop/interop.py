@@ -86,6 +86,16 @@ class Row:
         return subprocess.Popen([self.daemon, "--config", str(config)], env=env, stdout=subprocess.DEVNULL,
                                 stderr=open(self.work / f"{name}.log", "w"))
 
+    def await_status(self, what, condition, daemon, timeout=15):
+        """Polls `intrapush status --json` until `condition` holds, the daemon alive throughout
+        (the status lives in the database and the daemon's memory; nothing to await). Returns it."""
+        deadline = time.monotonic() + timeout
+        while not condition(status := self.status()):
+            assert daemon.poll() is None, f"{what}: the daemon exited with {daemon.returncode}"
+            assert time.monotonic() < deadline, f"{what}: not within {timeout} s; last error {status.get('last_error')!r}"
+            time.sleep(0.1)
+        return status
+
     def status(self):
         cli = Path(self.daemon).with_name("intrapush")
         out = subprocess.run([cli, "status", "--json", "--database", str(self.database)],
@@ -178,13 +188,11 @@ def subprotocol_refused(stack, daemon, work):
     row.processes = []
     try:
         address = row.start_server()
-        row.processes.append(row.start_daemon(address, subprotocol="other.v9", name="subprotocol"))
-        deadline = time.monotonic() + 15
-        while "did not select" not in (row.status().get("last_error") or ""):
-            assert time.monotonic() < deadline, f"no subprotocol failure reported: {row.status().get('last_error')}"
-            time.sleep(0.1)  # the status lives in the database; nothing to await
+        refused = row.start_daemon(address, subprotocol="other.v9", name="subprotocol")
+        row.processes.append(refused)
+        status = row.await_status("the subprotocol failure", lambda s: "did not select" in (s.get("last_error") or ""), refused)
         assert not row.events.of("ack"), "pushes were taken over a connection without the subprotocol"
-        return f"{row.label}: a subprotocol the server does not select fails the attempt ({row.status()['last_error']})"
+        return f"{row.label}: a subprotocol the server does not select fails the attempt ({status['last_error']})"
     finally:
         for process in reversed(row.processes):  # the daemon first, then the proxy and the server
             support.stop(process)
@@ -205,14 +213,9 @@ def client_certificate(stack, daemon, work, certificates):
                                       ("stranger", identity("stranger"), "refused the client certificate")]:
             refused = row.start_daemon(address, name=f"mtls-{name}", extra_lines=lines)
             try:
-                deadline = time.monotonic() + 15
-                while expected not in (row.status().get("last_error") or ""):
-                    assert refused.poll() is None, f"the daemon without a good certificate exited with {refused.returncode}"
-                    assert time.monotonic() < deadline, f"{name}: no explanation: {row.status().get('last_error')}"
-                    time.sleep(0.1)  # the status lives in the database; nothing to await
-                assert refused.poll() is None, "the daemon exited instead of retrying"
+                status = row.await_status(f"{name}: the explanation", lambda s: expected in (s.get("last_error") or ""), refused)
                 assert not row.events.of("open"), f"{name}: the server let a connection through"
-                refusals.append(f"{name}: {row.status()['last_error']!r}")
+                refusals.append(f"{name}: {status['last_error']!r}")
             finally:
                 support.stop(refused)
         details = row.deliver(address)
@@ -251,22 +254,15 @@ def proxied(stack, daemon, work, certificates):
         ]:
             refused = row.start_daemon(address, name=f"proxy-{name.replace(' ', '-')}", environment=environment)
             try:
-                deadline = time.monotonic() + 15
-                while expected not in (row.status().get("last_error") or ""):
-                    assert refused.poll() is None, f"{name}: the daemon exited with {refused.returncode}"
-                    assert time.monotonic() < deadline, f"{name}: no explanation: {row.status().get('last_error')}"
-                    time.sleep(0.1)  # the status lives in the database; nothing to await
-                problems.append(f"{name}: {row.status()['last_error']!r}")
+                status = row.await_status(f"{name}: the explanation", lambda s: expected in (s.get("last_error") or ""), refused)
+                problems.append(f"{name}: {status['last_error']!r}")
             finally:
                 support.stop(refused)
         # no_proxy names the server: straight there, though the proxy variable points nowhere.
         bypass = row.start_daemon(address, name="no-proxy", environment={
             "https_proxy": f"http://127.0.0.1:{support.free_port()}", "no_proxy": "example.org,localhost"})
         try:
-            deadline = time.monotonic() + 15
-            while row.status().get("state") != "connected":
-                assert time.monotonic() < deadline, f"no_proxy: not connected: {row.status().get('last_error')}"
-                time.sleep(0.1)  # the status lives in the database; nothing to await
+            row.await_status("no_proxy: connected", lambda s: s.get("state") == "connected", bypass)
         finally:
             support.stop(bypass)
         for path in Path(work).glob("*.log"):

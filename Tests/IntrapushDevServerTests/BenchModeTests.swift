@@ -41,7 +41,7 @@ struct BenchModeTests {
     func connectionTimes() async throws {
         try await withDevServer { server, client in
             for _ in 0..<3 {
-                try await TestWebSocket.withConnection(to: server.localAddress, path: connectPath()) { socket in
+                _ = try await TestWebSocket.withConnection(to: server.localAddress, path: connectPath()) { socket in
                     try await socket.sync()
                 }
             }

@@ -17,16 +17,7 @@ fi
 scratch=$(mktemp -d "${TMPDIR:-/tmp}/intrapush-deb-test.XXXXXX")
 trap 'rm -rf "$scratch"' EXIT
 root=$scratch/root
-failures=0
-
-pass() { printf 'ok    %s\n' "$*"; }
-fail() { printf 'FAIL  %s\n' "$*"; failures=$((failures + 1)); }
-# check DESCRIPTION COMMAND...: passes when the command succeeds.
-check() {
-    local what=$1
-    shift
-    if "$@"; then pass "$what"; else fail "$what"; fi
-}
+source packaging/tests/checks.sh
 
 # --- dpkg-deb --info --------------------------------------------------------------------------
 info=$(dpkg-deb --info "$deb")

@@ -1,25 +1,13 @@
 # Helpers of system-test.sh (sourced): checks, the container, the devserver, bounded waits.
 # Uses the caller's variables: here, root, scratch, devserver.
 
-failures=0
+source packaging/tests/checks.sh
 leader=""          # the container's PID 1, as the host sees it
 nspawn_pid=""
 server_pid=""
 address=""         # the devserver's HOST:PORT
 port=""
 
-pass() { printf 'ok    %s\n' "$*"; }
-fail() { printf 'FAIL  %s\n' "$*"; failures=$((failures + 1)); }
-# check DESCRIPTION COMMAND...: passes when the command (a function too) succeeds.
-check() {
-    local what=$1
-    shift
-    if "$@"; then pass "$what"; else fail "$what"; fi
-}
-# check_that DESCRIPTION 'SHELL CODE': the same for a pipeline, evaluated here (functions work).
-check_that() {
-    if eval "$2"; then pass "$1"; else fail "$1"; fi
-}
 elapsed() { awk -v s="$1" -v n="$(date +%s.%N)" 'BEGIN { printf "%.1f", n - s }'; }
 
 # await TENTHS DESCRIPTION COMMAND...: polls the condition every 0.1 s; a timeout is a failure,

@@ -8,11 +8,27 @@ package enum ClientTLSIdentity {
         var description: String { problem.message }
     }
 
-    /// The chain (leaf first) and the key; throws `Failure` naming the file at fault.
+    /// The chain (leaf first) and the key from the files; throws `Failure` naming the one at fault.
     static func load(_ certificateFile: String, _ keyFile: String) throws -> (chain: [NIOSSLCertificate], key: NIOSSLPrivateKey) {
+        func read(_ file: String, _ culprit: ClientIdentityProblem.Culprit) throws -> [UInt8] {
+            switch FileReader.readBytes(atPath: file) {
+            case .success(let bytes): return bytes
+            case .failure(let error):
+                throw Failure(problem: ClientIdentityProblem(culprit, "cannot read \(file): \(error.reason)"))
+            }
+        }
+        return try load(
+            certificateFile: certificateFile, certificatePEM: read(certificateFile, .certificate),
+            keyFile: keyFile, keyPEM: read(keyFile, .key))
+    }
+
+    /// The same from the files' contents, already read; the names are for messages.
+    static func load(
+        certificateFile: String, certificatePEM: [UInt8], keyFile: String, keyPEM: [UInt8]
+    ) throws -> (chain: [NIOSSLCertificate], key: NIOSSLPrivateKey) {
         let chain: [NIOSSLCertificate]
         do {
-            chain = try NIOSSLCertificate.fromPEMFile(certificateFile)
+            chain = try NIOSSLCertificate.fromPEMBytes(certificatePEM)
         } catch {
             throw Failure(problem: ClientIdentityProblem(.certificate, "no PEM certificate could be read from \(certificateFile)"))
         }
@@ -21,7 +37,7 @@ package enum ClientTLSIdentity {
         }
         let key: NIOSSLPrivateKey
         do {
-            key = try NIOSSLPrivateKey(file: keyFile, format: .pem)
+            key = try NIOSSLPrivateKey(bytes: keyPEM, format: .pem)
         } catch {
             throw Failure(problem: ClientIdentityProblem(
                 .key, "no PEM private key could be read from \(keyFile) (a key protected by a passphrase must be stored without one)"))
@@ -39,9 +55,9 @@ package enum ClientTLSIdentity {
     }
 
     /// For `ConfigurationLoader.clientIdentityCheck`: the same load, its problem or nil.
-    package static let check: ClientIdentityCheck = { certificateFile, keyFile in
+    package static let check: ClientIdentityCheck = { certificate, key in
         do {
-            _ = try load(certificateFile, keyFile)
+            _ = try load(certificateFile: certificate.path, certificatePEM: certificate.pem, keyFile: key.path, keyPEM: key.pem)
             return nil
         } catch let failure as Failure {
             return failure.problem

@@ -46,6 +46,11 @@ package struct Backoff: Sendable, Equatable {
         return min(wait, maximum * 10)
     }
 
+    /// The wait after the server's hint, with the jitter drawn from `random`.
+    package func delay(afterHint hint: Duration, using random: inout some RandomNumberGenerator) -> Duration {
+        delay(afterHint: hint, jitter: Double.random(in: 0...1, using: &random))
+    }
+
     /// The wait before attempt `attempt`, with the jitter drawn from `random`.
     package func delay(forAttempt attempt: Int, using random: inout some RandomNumberGenerator) -> Duration {
         delay(forAttempt: attempt, jitter: Double.random(in: 0...1, using: &random))

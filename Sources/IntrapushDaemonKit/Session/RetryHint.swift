@@ -1,3 +1,5 @@
+import IntrapushSupport
+
 /// The server's own word on when to come back (pure): `Retry-After` on an upgrade answered 503
 /// or 429 (seconds, or an HTTP date), or `retry-after=N` in the reason of a close with code 1012
 /// (Service Restart) or 1013 (Try Again Later).
@@ -26,16 +28,6 @@ package enum RetryHint {
             let hour = Int64(match.4), let minute = Int64(match.5), let second = Int64(match.6),
             (1...31).contains(day), hour < 24, minute < 60, second < 61
         else { return nil }
-        return daysFromCivil(year: year, month: Int64(monthIndex + 1), day: day) * 86_400 + hour * 3600 + minute * 60 + second
-    }
-
-    /// Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's algorithm).
-    static func daysFromCivil(year: Int64, month: Int64, day: Int64) -> Int64 {
-        let y = month <= 2 ? year - 1 : year
-        let era = (y >= 0 ? y : y - 399) / 400
-        let yearOfEra = y - era * 400
-        let dayOfYear = (153 * (month + (month > 2 ? -3 : 9)) + 2) / 5 + day - 1
-        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
-        return era * 146_097 + dayOfEra - 719_468
+        return CivilCalendar.days(year: year, month: Int64(monthIndex + 1), day: day) * 86_400 + hour * 3600 + minute * 60 + second
     }
 }

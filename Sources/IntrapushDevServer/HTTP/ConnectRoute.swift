@@ -1,3 +1,4 @@
+import IntrapushSupport
 /// The parts of a `/connect/{client}/{org}/{token}` path, each percent-decoded exactly once.
 struct ConnectRoute: Equatable {
     var client: String

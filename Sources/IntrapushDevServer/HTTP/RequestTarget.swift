@@ -1,3 +1,4 @@
+import IntrapushSupport
 /// A request URI split into its path and its decoded query parameters.
 struct RequestTarget: Equatable {
     var path: Substring

@@ -1,3 +1,4 @@
+import IntrapushSupport
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)

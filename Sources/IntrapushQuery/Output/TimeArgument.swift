@@ -1,3 +1,4 @@
+import IntrapushSupport
 /// Reads the CLI's time arguments (`--since`, `--until`): an RFC 3339 time, a local date, or an age.
 package enum TimeArgument {
     /// What a failed parse should tell the user, after `--since: cannot read "x"; `.

@@ -23,36 +23,36 @@ func promtool() throws -> String {
     return path
 }
 
-/// A loopback TCP socket listening on a port the kernel chose, held open while it lives.
-final class TCPListener {
+/// A port free right now (bound, then released): for a daemon that must be told its port.
+func freeTCPPort() throws -> Int {
+    try SilentListener().port
+}
+
+/// A TCP listener that never accepts: the kernel completes the handshake, nobody answers.
+final class SilentListener: @unchecked Sendable {
     let descriptor: Int32
     let port: Int
 
     init() throws {
-        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
         address.sin_port = 0
         var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { socketAddress in
-                bind(descriptor, socketAddress, length) == 0 && listen(descriptor, 1) == 0
-                    && getsockname(descriptor, socketAddress, &length) == 0
+        let bound = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { pointer -> Int32 in
+                guard bind(fd, pointer, length) == 0, listen(fd, 16) == 0 else { return -1 }
+                return getsockname(fd, pointer, &length)
             }
         }
-        guard bound else {
-            close(descriptor)
-            throw ShellFailed(description: "cannot bind a loopback port: errno \(errno)")
+        guard bound == 0 else {
+            close(fd)
+            throw POSIXError(.EADDRNOTAVAIL)
         }
-        self.descriptor = descriptor
+        descriptor = fd
         port = Int(UInt16(bigEndian: address.sin_port))
     }
 
     deinit { close(descriptor) }
-}
-
-/// A port free right now (bound, then released): for a daemon that must be told its port.
-func freeTCPPort() throws -> Int {
-    try TCPListener().port
 }

@@ -1,3 +1,4 @@
+import IntrapushSupport
 import Testing
 
 @testable import IntrapushQuery

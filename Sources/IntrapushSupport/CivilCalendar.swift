@@ -1,29 +1,34 @@
 /// Proleptic Gregorian calendar arithmetic on day numbers (days since 1970-01-01), after Howard
 /// Hinnant's `days_from_civil`/`civil_from_days`, so that no C library or Foundation call is needed.
-enum CivilCalendar {
+package enum CivilCalendar {
     /// A calendar date with its wall-clock time to the millisecond.
-    struct DateTime: Equatable {
-        var year: Int64
-        var month: Int64
-        var day: Int64
-        var hour: Int64
-        var minute: Int64
-        var second: Int64
-        var millisecond: Int64
+    package struct DateTime: Equatable {
+        package var year: Int64
+        package var month: Int64
+        package var day: Int64
+        package var hour: Int64
+        package var minute: Int64
+        package var second: Int64
+        package var millisecond: Int64
+
+        package init(year: Int64, month: Int64, day: Int64, hour: Int64, minute: Int64, second: Int64, millisecond: Int64) {
+            (self.year, self.month, self.day) = (year, month, day)
+            (self.hour, self.minute, self.second, self.millisecond) = (hour, minute, second, millisecond)
+        }
     }
 
-    static let millisecondsPerDay: Int64 = 86_400_000
+    package static let millisecondsPerDay: Int64 = 86_400_000
 
     /// 0000-01-01T00:00:00.000Z, the first instant this module formats or parses.
-    static let earliestMilliseconds: Int64 = -62_167_219_200_000
+    package static let earliestMilliseconds: Int64 = -62_167_219_200_000
     /// 9999-12-31T23:59:59.999Z, the last.
-    static let latestMilliseconds: Int64 = 253_402_300_799_999
+    package static let latestMilliseconds: Int64 = 253_402_300_799_999
 
-    static func isLeap(_ year: Int64) -> Bool {
+    package static func isLeap(_ year: Int64) -> Bool {
         year % 4 == 0 && (year % 100 != 0 || year % 400 == 0)
     }
 
-    static func daysInMonth(_ month: Int64, year: Int64) -> Int64 {
+    package static func daysInMonth(_ month: Int64, year: Int64) -> Int64 {
         switch month {
         case 2: isLeap(year) ? 29 : 28
         case 4, 6, 9, 11: 30
@@ -31,7 +36,7 @@ enum CivilCalendar {
         }
     }
 
-    static func days(year: Int64, month: Int64, day: Int64) -> Int64 {
+    package static func days(year: Int64, month: Int64, day: Int64) -> Int64 {
         let y = month <= 2 ? year - 1 : year
         let era = (y >= 0 ? y : y - 399) / 400
         let yearOfEra = y - era * 400
@@ -40,7 +45,7 @@ enum CivilCalendar {
         return era * 146_097 + dayOfEra - 719_468
     }
 
-    static func date(days: Int64) -> (year: Int64, month: Int64, day: Int64) {
+    package static func date(days: Int64) -> (year: Int64, month: Int64, day: Int64) {
         let z = days + 719_468
         let era = (z >= 0 ? z : z - 146_096) / 146_097
         let dayOfEra = z - era * 146_097
@@ -54,7 +59,7 @@ enum CivilCalendar {
 
     /// Splits Unix milliseconds, clamped to years 0...9999 so that the result always has four
     /// year digits.
-    static func dateTime(milliseconds: Int64) -> DateTime {
+    package static func dateTime(milliseconds: Int64) -> DateTime {
         let clamped = min(max(milliseconds, earliestMilliseconds), latestMilliseconds)
         let (days, inDay) = floorDivision(clamped, millisecondsPerDay)
         let (year, month, day) = date(days: days)
@@ -66,7 +71,7 @@ enum CivilCalendar {
     }
 
     /// Quotient and non-negative remainder, as calendars need for instants before 1970.
-    static func floorDivision(_ value: Int64, _ divisor: Int64) -> (quotient: Int64, remainder: Int64) {
+    package static func floorDivision(_ value: Int64, _ divisor: Int64) -> (quotient: Int64, remainder: Int64) {
         let remainder = value % divisor
         return remainder < 0 ? (value / divisor - 1, remainder + divisor) : (value / divisor, remainder)
     }

@@ -2,7 +2,7 @@ extension String {
     /// Decodes `%XX` escapes once; `nil` when an escape is malformed or the bytes are not UTF-8.
     ///
     /// `+` stays a plus sign: in a path segment it is not a space.
-    init?(percentDecoding encoded: Substring) {
+    package init?(percentDecoding encoded: Substring) {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(encoded.utf8.count)
         var iterator = encoded.utf8.makeIterator()
