@@ -7,6 +7,8 @@
 package enum DurationParser {
     /// Ten years, in nanoseconds; keeps `Duration` arithmetic far away from overflow.
     static let maximumNanoseconds: Int64 = 10 * 365 * 24 * 3600 * 1_000_000_000
+    /// The longest duration accepted anywhere: ten years.
+    package static let longest: Duration = .nanoseconds(maximumNanoseconds)
 
     package static func parse(_ text: String) -> Duration? {
         let trimmed = text.trimmingWhitespace()

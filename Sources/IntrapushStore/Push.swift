@@ -33,6 +33,14 @@ package struct Push: Sendable, Equatable {
         self.receivedAt = receivedAt
     }
 
+    /// The payload's size in bytes, for the ceilings on what may wait in memory.
+    package var payloadByteCount: Int {
+        switch payload {
+        case .text(let text): text.utf8.count
+        case .binary(let bytes): bytes.count
+        }
+    }
+
     /// The payload as text (binary frames as UTF-8 with replacement), for a reply's row.
     package var text: String {
         switch payload {

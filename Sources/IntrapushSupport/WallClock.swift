@@ -22,10 +22,14 @@ package enum WallClock {
 }
 
 extension Duration {
-    /// Whole milliseconds, rounded down: deadlines in the database are Unix milliseconds.
+    /// Whole milliseconds, rounded down and saturating: deadlines in the database are Unix
+    /// milliseconds, and no duration from outside may trap on the way there.
     package var milliseconds: Int64 {
         let (seconds, attoseconds) = components
-        return seconds * 1000 + attoseconds / 1_000_000_000_000_000
+        let (scaled, overflow) = seconds.multipliedReportingOverflow(by: 1000)
+        if overflow { return seconds < 0 ? .min : .max }
+        let (sum, sumOverflow) = scaled.addingReportingOverflow(attoseconds / 1_000_000_000_000_000)
+        return sumOverflow ? (scaled < 0 ? .min : .max) : sum
     }
 
     /// Whole nanoseconds, saturating, for NIO's `TimeAmount`.

@@ -7,6 +7,8 @@ import IntrapushStore
 package struct GroupCommit: Sendable {
     /// Pushes received and not yet handed to the store.
     package private(set) var waiting: [Push] = []
+    /// The payload bytes of `waiting`.
+    package private(set) var waitingBytes = 0
     /// The batch the store is committing now.
     package private(set) var inFlight: [Push]?
     /// The most pushes one transaction takes; bounds the time a commit holds the write lock.
@@ -21,6 +23,7 @@ package struct GroupCommit: Sendable {
 
     package mutating func received(_ push: Push) {
         waiting.append(push)
+        waitingBytes += push.payloadByteCount
     }
 
     /// The batch to commit now, when no commit is in flight and something waits.
@@ -32,9 +35,11 @@ package struct GroupCommit: Sendable {
             // instead of staying with an idle connection.
             batch = waiting
             waiting = []
+            waitingBytes = 0
         } else {
             batch = Array(waiting.prefix(maximumBatchSize))
             waiting.removeFirst(maximumBatchSize)
+            waitingBytes -= batch.reduce(0) { $0 + $1.payloadByteCount }
         }
         inFlight = batch
         return batch
@@ -50,5 +55,6 @@ package struct GroupCommit: Sendable {
     package mutating func abandon() {
         inFlight = nil
         waiting.removeAll()
+        waitingBytes = 0
     }
 }

@@ -133,6 +133,9 @@ final class PushConnectionHandler: ChannelInboundHandler, RemovableChannelHandle
             perform(machine.protocolErrorCaught(.error("protocol error: \(error)"), closeCode: 1002), context: context)
         case NIOWebSocketFrameAggregator.Error.accumulatedFrameSizeIsTooLarge:
             perform(machine.protocolErrorCaught(.messageTooLarge, closeCode: 1009), context: context)
+        case NIOWebSocketFrameAggregator.Error.tooManyFragments, NIOWebSocketFrameAggregator.Error.nonFinalFragmentSizeIsTooSmall:
+            let detail = "the server split a message into more than \(WebSocketDialer.maximumFragments) fragments, or sent an empty one (closed with 1009)"
+            perform(machine.protocolErrorCaught(.error(detail), closeCode: 1009), context: context)
         default:
             perform(machine.connectionFailed(.error(String(describing: error))), context: context)
         }

@@ -10,7 +10,7 @@ extension PushConnectionStateMachine {
         }
         commits.received(push)
         var actions = Actions(startCommit: commits.nextBatch())
-        if !isReadingPaused, commits.waiting.count > pauseReadingAbove {
+        if !isReadingPaused, isBacklogFull {
             state = .open(isReadingPaused: true)
             actions.pauseReading = true
         }
@@ -29,7 +29,7 @@ extension PushConnectionStateMachine {
             actions.startCommit = commits.nextBatch()
             if case .draining = state, commits.isIdle {
                 actions.merge(sendCloseFrame(.code(Self.normalClosure), wasReadingPaused: isReadingPaused))
-            } else if isReadingPaused, commits.waiting.count < resumeReadingBelow {
+            } else if isReadingPaused, hasBacklogDrained {
                 state = if case .draining = state { .draining(isReadingPaused: false) } else { .open(isReadingPaused: false) }
                 actions.resumeReading = true
             }

@@ -54,13 +54,21 @@ package struct PushConnectionStateMachine {
     package internal(set) var closeReason: DisconnectReason?
     var commits: GroupCommit
     var isCloseTimeoutScheduled = false
-    /// Above this many uncommitted pushes reading stops until the store catches up.
+    /// Above this many uncommitted pushes, or this many of their bytes, reading stops until
+    /// the store catches up: a server cannot fill memory faster than the disk takes it.
     let pauseReadingAbove: Int
     let resumeReadingBelow: Int
+    let pauseReadingAboveBytes: Int
+    let resumeReadingBelowBytes: Int
 
-    package init(pauseReadingAbove: Int = 16_384, resumeReadingBelow: Int = 4_096, maximumBatchSize: Int = 4_096) {
+    package init(
+        pauseReadingAbove: Int = 16_384, resumeReadingBelow: Int = 4_096,
+        pauseReadingAboveBytes: Int = 32 << 20, resumeReadingBelowBytes: Int = 8 << 20, maximumBatchSize: Int = 4_096
+    ) {
         self.pauseReadingAbove = pauseReadingAbove
         self.resumeReadingBelow = resumeReadingBelow
+        self.pauseReadingAboveBytes = pauseReadingAboveBytes
+        self.resumeReadingBelowBytes = resumeReadingBelowBytes
         self.commits = GroupCommit(maximumBatchSize: maximumBatchSize)
     }
 
@@ -79,4 +87,14 @@ package struct PushConnectionStateMachine {
 
     /// How many pushes are taken and not yet committed.
     package var uncommittedCount: Int { commits.waiting.count + (commits.inFlight?.count ?? 0) }
+
+    /// Too much waits for the store: reading pauses.
+    var isBacklogFull: Bool {
+        commits.waiting.count > pauseReadingAbove || commits.waitingBytes > pauseReadingAboveBytes
+    }
+
+    /// The store caught up enough: reading resumes.
+    var hasBacklogDrained: Bool {
+        commits.waiting.count < resumeReadingBelow && commits.waitingBytes < resumeReadingBelowBytes
+    }
 }

@@ -15,6 +15,9 @@ enum UpgradeOutcome: Sendable {
 }
 
 extension WebSocketDialer {
+    /// The most fragments one message may arrive in.
+    static let maximumFragments = 1024
+
     static func configurePipeline(
         channel: any Channel,
         settings: ConnectionSettings,
@@ -34,11 +37,13 @@ extension WebSocketDialer {
             upgradePipelineHandler: { channel, response in
                 channel.eventLoop.makeCompletedFuture {
                     try Self.checkSubprotocol(of: response, requested: settings.subprotocol)
-                    // Fragmented messages are joined, bounded by the same limit as a single frame.
+                    // Fragmented messages are joined, bounded by the same limit as a single frame
+                    // and by a count: every fragment costs memory beyond its bytes, so a flood
+                    // of tiny or empty fragments must end the message, not grow it.
                     try channel.pipeline.syncOperations.addHandlers(
                         NIOWebSocketFrameAggregator(
-                            minNonFinalFragmentSize: 0,
-                            maxAccumulatedFrameCount: Int.max,
+                            minNonFinalFragmentSize: 1,
+                            maxAccumulatedFrameCount: Self.maximumFragments,
                             maxAccumulatedFrameSize: settings.maxMessageSize
                         ),
                         factory.makeHandler()
@@ -64,6 +69,10 @@ extension WebSocketDialer {
         // the default would drop those bytes, and with them the first pushes.
         pipelineConfiguration.leftOverBytesStrategy = .forwardBytes
         let upgrade = try operations.configureUpgradableHTTPClientPipeline(configuration: pipelineConfiguration)
+        // A peer that does not read what we write (pongs, acknowledgements) stops being read
+        // until it does; the dead-peer rule then ends the connection. Nearest the socket, so
+        // that every read passes it.
+        try operations.addHandler(BackPressureHandler(), position: .first)
         upgrade.whenComplete { result in
             switch result {
             case .success(.upgraded(let channel)):

@@ -1,3 +1,4 @@
+import IntrapushStore
 import NIOCore
 
 /// One request on the control socket: a header line `VERB ARGUMENT LENGTH`, then LENGTH bytes.
@@ -10,38 +11,91 @@ struct ControlFrame: Equatable {
     var body: ByteBuffer
 }
 
-/// Splits the byte stream into `ControlFrame`s; a malformed header fails the channel.
+/// A request refused before its body was read: the answer says why, then the connection closes.
+struct ControlRefusal: Error, Equatable {
+    var answer: ControlAnswer
+
+    static let unreadable = ControlRefusal(
+        answer: ControlAnswer(status: 64, body: "the request could not be read; is intrapush the same version as intrapushd?"))
+}
+
+/// Reads the one request a connection carries. The header is checked before any of the body
+/// is kept: a verb the daemon does not know, a length beyond what the verb may carry, or a
+/// body the shared budget has no room for is refused at once, so no client makes the daemon
+/// buffer more than the limits allow. Bytes after the request are dropped unread.
 struct ControlFrameDecoder: ByteToMessageDecoder {
     typealias InboundOut = ControlFrame
 
-    struct MalformedHeader: Error {}
-
     static let longestHeader = 256
-    /// The largest body: `max_message_size` may be 64 MiB, and a list of ids to mark is text.
-    static let largestBody = 64 << 20 + 4096
 
+    let admission: ControlAdmission
+    /// `max_message_size` now (a reload may change it).
+    let maximumMessageSize: () -> Int
     private var header: (verb: String, argument: String, length: Int)?
+    private var reservedBytes = 0
+    private var isFinished = false
+
+    init(admission: ControlAdmission, maximumMessageSize: @escaping () -> Int) {
+        self.admission = admission
+        self.maximumMessageSize = maximumMessageSize
+    }
 
     mutating func decode(context: ChannelHandlerContext, buffer: inout ByteBuffer) throws -> DecodingState {
+        guard !isFinished else {
+            buffer.moveReaderIndex(to: buffer.writerIndex)
+            return .needMoreData
+        }
         if header == nil {
-            guard let newline = buffer.readableBytesView.firstIndex(of: UInt8(ascii: "\n")) else {
-                if buffer.readableBytes > Self.longestHeader { throw MalformedHeader() }
+            guard let newline = buffer.readableBytesView.prefix(Self.longestHeader + 1).firstIndex(of: UInt8(ascii: "\n")) else {
+                if buffer.readableBytes > Self.longestHeader { throw ControlRefusal.unreadable }
                 return .needMoreData
             }
             let line = buffer.readString(length: newline - buffer.readerIndex) ?? ""
             buffer.moveReaderIndex(forwardBy: 1)
-            let words = line.split(separator: " ", omittingEmptySubsequences: false)
-            guard words.count == 3, let length = Int(words[2]), (0...Self.largestBody).contains(length) else {
-                throw MalformedHeader()
-            }
-            header = (String(words[0]), String(words[1]), length)
+            header = try admit(line)
         }
         guard let (verb, argument, length) = header, let body = buffer.readSlice(length: length) else {
             return .needMoreData
         }
-        header = nil
+        isFinished = true
         context.fireChannelRead(wrapInboundOut(ControlFrame(verb: verb, argument: argument, body: body)))
         return .continue
+    }
+
+    mutating func decodeLast(context: ChannelHandlerContext, buffer: inout ByteBuffer, seenEOF: Bool) throws -> DecodingState {
+        try decode(context: context, buffer: &buffer)
+    }
+
+    mutating func decoderRemoved(context: ChannelHandlerContext) {
+        admission.release(reservedBytes)
+        reservedBytes = 0
+    }
+
+    /// The header's verb, argument and body length, once the limits allow that body.
+    private mutating func admit(_ line: String) throws(ControlRefusal) -> (String, String, Int) {
+        let words = line.split(separator: " ", omittingEmptySubsequences: false)
+        guard words.count == 3, !words[2].isEmpty, words[2].utf8.count <= 12,
+            words[2].utf8.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }), let length = Int(words[2])
+        else { throw .unreadable }
+        let maximumMessageSize = maximumMessageSize()
+        guard let largest = admission.limits.largestBody(of: words[0], maximumMessageSize: maximumMessageSize) else {
+            throw ControlRefusal(answer: ControlAnswer(
+                status: 64, body: "unknown request \(words[0].prefix(32)); is intrapush the same version as intrapushd?"))
+        }
+        guard length <= largest else {
+            if words[0] == "send" || words[0] == "request" {
+                let refusal = OutboxRefusal.tooLarge(size: length, maximum: maximumMessageSize)
+                throw ControlRefusal(answer: ControlAnswer(status: refusal.exitStatus, body: refusal.message))
+            }
+            throw ControlRefusal(answer: ControlAnswer(
+                status: 64, body: "the request is \(length) bytes, more than the \(largest) bytes a \(words[0]) request may have"))
+        }
+        guard admission.reserve(length, maximumMessageSize: maximumMessageSize) else {
+            throw ControlRefusal(answer: ControlAnswer(
+                status: 75, body: "the daemon is receiving other large requests; nothing was done, try again"))
+        }
+        reservedBytes = length
+        return (String(words[0]), String(words[1]), length)
     }
 }
 

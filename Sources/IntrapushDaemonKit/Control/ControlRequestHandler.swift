@@ -4,35 +4,81 @@ import IntrapushSupport
 import Logging
 import NIOCore
 
-/// Answers the CLI's requests on one control-socket connection: queue a message or a request,
+/// Answers the CLI's one request on a control-socket connection: queue a message or a request,
 /// mark notifications read (every answer only after the database committed), and tell the live
-/// state (`status`, from memory).
+/// state (`status`, from memory). Then the connection closes.
+///
+/// A client has `requestDeadline` to send its request and again to take its answer; while the
+/// daemon works on it no clock runs, so a slow commit is never cut short into a false failure.
 final class ControlRequestHandler: ChannelInboundHandler {
     typealias InboundIn = ControlFrame
     typealias OutboundOut = ByteBuffer
 
     let outbox: OutboxCoordinator
     let liveState: @Sendable () -> LiveState
+    let admission: ControlAdmission
     let logger: Logger
+    private var isAdmitted = false
+    private var deadline: Scheduled<Void>?
 
-    init(outbox: OutboxCoordinator, liveState: @escaping @Sendable () -> LiveState, logger: Logger) {
+    init(outbox: OutboxCoordinator, liveState: @escaping @Sendable () -> LiveState, admission: ControlAdmission, logger: Logger) {
         self.outbox = outbox
         self.liveState = liveState
+        self.admission = admission
         self.logger = logger
+    }
+
+    func channelActive(context: ChannelHandlerContext) {
+        isAdmitted = admission.connectionOpened()
+        guard isAdmitted else {
+            let answer = ControlAnswer(
+                status: 75, body: "intrapushd has \(admission.limits.maximumConnections) control connections open already; nothing was done, try again")
+            finish(with: answer, context: context)
+            return
+        }
+        armDeadline(context: context)
+        context.fireChannelActive()
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        deadline?.cancel()
+        deadline = nil
+        if isAdmitted { admission.connectionClosed() }
+        isAdmitted = false
+        context.fireChannelInactive()
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         let frame = unwrapInboundIn(data)
-        let channel = context.channel
-        answer(frame).whenSuccess { answer in
-            channel.writeAndFlush(answer.encoded(allocator: channel.allocator), promise: nil)
+        deadline?.cancel()
+        deadline = nil
+        // One request per connection: nothing more is read, so nothing more can pile up.
+        context.channel.setOption(ChannelOptions.autoRead, value: false).whenFailure { _ in }
+        let loopBound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
+        answer(frame).hop(to: context.eventLoop).whenSuccess { answer in
+            let (handler, context) = loopBound.value
+            handler.finish(with: answer, context: context)
         }
     }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
-        let answer = ControlAnswer(status: 64, body: "the request could not be read; is intrapush the same version as intrapushd?")
+        finish(with: (error as? ControlRefusal)?.answer ?? ControlRefusal.unreadable.answer, context: context)
+    }
+
+    /// Writes `answer` and closes once it is taken, or when the client does not take it in time.
+    private func finish(with answer: ControlAnswer, context: ChannelHandlerContext) {
+        guard context.channel.isActive else { return }
+        armDeadline(context: context)
         let channel = context.channel
         context.writeAndFlush(wrapOutboundOut(answer.encoded(allocator: channel.allocator))).whenComplete { _ in
+            channel.close(promise: nil)
+        }
+    }
+
+    private func armDeadline(context: ChannelHandlerContext) {
+        deadline?.cancel()
+        let channel = context.channel
+        deadline = context.eventLoop.scheduleTask(in: admission.limits.requestDeadline) {
             channel.close(promise: nil)
         }
     }
@@ -40,13 +86,13 @@ final class ControlRequestHandler: ChannelInboundHandler {
     private func answer(_ frame: ControlFrame) -> EventLoopFuture<ControlAnswer> {
         let eventLoop = outbox.eventLoop
         switch frame.verb {
-        case "send", "request":
-            let kind: OutboxKind = frame.verb == "send" ? .message : .request
-            let timeout = Int64(frame.argument).map { Duration.milliseconds($0) }
-            guard kind == .message || frame.argument == "-" || (timeout ?? .zero) > .zero else {
-                return eventLoop.makeSucceededFuture(ControlAnswer(status: 64, body: "the request's timeout must be positive"))
+        case "send":
+            return queue(String(buffer: frame.body), kind: .message, timeout: nil)
+        case "request":
+            switch admission.limits.requestTimeout(frame.argument) {
+            case .success(let timeout): return queue(String(buffer: frame.body), kind: .request, timeout: timeout)
+            case .failure(let refusal): return eventLoop.makeSucceededFuture(refusal.answer)
             }
-            return queue(String(buffer: frame.body), kind: kind, timeout: timeout)
         case "mark-read":
             return markRead(String(buffer: frame.body))
         case "status":
@@ -58,8 +104,7 @@ final class ControlRequestHandler: ChannelInboundHandler {
             outbox.wake()
             return eventLoop.makeSucceededFuture(.ok(""))
         default:
-            return eventLoop.makeSucceededFuture(
-                ControlAnswer(status: 64, body: "unknown request \(frame.verb); is intrapush the same version as intrapushd?"))
+            return eventLoop.makeSucceededFuture(ControlRefusal.unreadable.answer)  // the decoder admits known verbs only
         }
     }
 
@@ -81,22 +126,14 @@ final class ControlRequestHandler: ChannelInboundHandler {
         }
     }
 
-    /// The body is `all`, or ids separated by spaces.
+    /// The body is `all`, or ids separated by spaces, read on the store thread: a long list
+    /// must not hold up the event loop.
     private func markRead(_ body: String) -> EventLoopFuture<ControlAnswer> {
-        let ids: [Int64]?
-        if body == "all" {
-            ids = nil
-        } else {
-            let parsed = body.split(separator: " ").map { Int64($0) }
-            guard !parsed.isEmpty, parsed.allSatisfy({ $0 != nil }) else {
-                return outbox.eventLoop.makeSucceededFuture(ControlAnswer(status: 64, body: "expected notification ids or all"))
-            }
-            ids = parsed.compactMap { $0 }
-        }
-        return outbox.markRead(ids: ids).map { outcome in
+        outbox.markRead(list: body == "all" ? nil : body).map { outcome in
             let missing = outcome.missing.map(String.init).joined(separator: " ")
             return .ok("\(outcome.marked) \(outcome.alreadyRead) \(outcome.receipts)\n\(missing)")
         }.recover { [logger] error in
+            if error is MarkReadList.Malformed { return ControlAnswer(status: 64, body: "expected notification ids or all") }
             logger.error("could not mark notifications read", metadata: ["error": "\(error)"])
             return ControlAnswer(status: 74, body: "the daemon could not mark them read (\(Self.describe(error))); nothing changed")
         }

@@ -30,17 +30,21 @@ package final class ControlServer: Service, Sendable {
     /// Listens on `path`; a stale socket file is replaced, a live one (another daemon) is not.
     /// `liveState` answers `status`: what the daemon is doing now, from memory.
     package static func bind(
-        path: String, outbox: OutboxCoordinator, liveState: @escaping @Sendable () -> LiveState, logger: Logger
+        path: String, outbox: OutboxCoordinator, liveState: @escaping @Sendable () -> LiveState,
+        limits: ControlLimits = ControlLimits(), logger: Logger
     ) async throws -> ControlServer {
         if case .answered = ControlClient.probe(path: path) {
             throw ControlSocketInUse(path: path)
         }
+        let admission = ControlAdmission(limits: limits, eventLoop: outbox.eventLoop)
         let channel = try await ServerBootstrap(group: outbox.eventLoop)
             .serverChannelOption(.backlog, value: 128)
             .childChannelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
-                    try channel.pipeline.syncOperations.addHandler(ByteToMessageHandler(ControlFrameDecoder()))
-                    try channel.pipeline.syncOperations.addHandler(ControlRequestHandler(outbox: outbox, liveState: liveState, logger: logger))
+                    let decoder = ControlFrameDecoder(admission: admission) { outbox.settings.maximumMessageSize }
+                    try channel.pipeline.syncOperations.addHandler(ByteToMessageHandler(decoder))
+                    try channel.pipeline.syncOperations.addHandler(
+                        ControlRequestHandler(outbox: outbox, liveState: liveState, admission: admission, logger: logger))
                 }
             }
             .bind(unixDomainSocketPath: path, cleanupExistingSocketFile: true)

@@ -22,9 +22,12 @@ package enum StatusLine {
     }
 
     /// Whole seconds for waits of a second or more, milliseconds below.
+    /// Integer arithmetic on the components: any `Duration` prints, none traps.
     package static func format(_ duration: Duration) -> String {
-        let seconds = duration.secondsValue
-        if seconds >= 1 { return "\(Int(seconds.rounded()))s" }
-        return "\(Int((seconds * 1000).rounded()))ms"
+        let (seconds, attoseconds) = duration.components
+        guard seconds >= 1 else {
+            return "\(max(0, (attoseconds + 500_000_000_000_000) / 1_000_000_000_000_000))ms"
+        }
+        return "\(seconds &+ (attoseconds >= 500_000_000_000_000_000 ? 1 : 0))s"
     }
 }

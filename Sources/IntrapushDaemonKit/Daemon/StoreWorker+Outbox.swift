@@ -34,12 +34,16 @@ extension StoreWorker {
         }
     }
 
-    func markRead(ids: [Int64]?, receipts: ReadReceiptTemplate?, on eventLoop: any EventLoop)
+    func markRead(list: String?, receipts: ReadReceiptTemplate?, on eventLoop: any EventLoop)
         -> EventLoopFuture<NotificationMarker.Outcome>
     {
         let store = self.store
         return pool.runIfActive(eventLoop: eventLoop) {
-            try store.markRead(ids: ids, at: WallClock.nowMilliseconds(), receipts: receipts)
+            let ids = try list.map { list in
+                guard let ids = MarkReadList.parse(list) else { throw MarkReadList.Malformed() }
+                return ids
+            }
+            return try store.markRead(ids: ids, at: WallClock.nowMilliseconds(), receipts: receipts)
         }
     }
 

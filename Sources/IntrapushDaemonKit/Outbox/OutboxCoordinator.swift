@@ -106,10 +106,11 @@ package final class OutboxCoordinator: @unchecked Sendable {
         return promise.futureResult
     }
 
-    /// Marks read and queues the receipts, then sends them.
-    func markRead(ids: [Int64]?) -> EventLoopFuture<NotificationMarker.Outcome> {
+    /// Marks read the ids in `list` (all unread when `nil`) and queues the receipts, then sends
+    /// them; the list is read on the store thread (`MarkReadList.Malformed` when it is not one).
+    func markRead(list: String?) -> EventLoopFuture<NotificationMarker.Outcome> {
         eventLoop.assertInEventLoop()
-        return storeWorker.markRead(ids: ids, receipts: settings.receipts, on: eventLoop).map { outcome in
+        return storeWorker.markRead(list: list, receipts: settings.receipts, on: eventLoop).hop(to: eventLoop).map { outcome in
             if outcome.receipts > 0 { self.messagesQueued(earliestDeadline: self.settings.receipts?.timeToLive.map { WallClock.nowMilliseconds() + $0 }) }
             return outcome
         }

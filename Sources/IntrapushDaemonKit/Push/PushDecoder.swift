@@ -59,15 +59,16 @@ package struct PushDecoder: Sendable, Equatable {
         push.inReplyTo = members[replyToIndex].flatMap(Self.text)
     }
 
-    /// A string or number member as a message id; numbers as their decimal value.
+    /// A string or number member as a message id; a number is its exact JSON text. Read
+    /// through a `Double`, two ids beyond 2^53 that differ would become one, and the second push
+    /// would be taken for a duplicate and never stored.
     private static func identifier(_ scalar: JSONObjectScanner.Scalar) -> String? {
         switch scalar {
         case .string(let value):
             return value
         case .number(let text):
-            if let integer = Int64(text) { return String(integer) }
-            if let integer = UInt64(text) { return String(integer) }
-            return Double(text).map { String(describing: $0) }
+            // "-0" is the one JSON integer whose text is not its value's: it was stored as "0".
+            return text == "-0" ? "0" : text
         case .other:
             return nil
         }

@@ -38,17 +38,20 @@ package struct Backoff: Sendable, Equatable {
         ceiling(forAttempt: attempt) * min(1, max(0, jitter))
     }
 
-    /// The wait after the server asked for `hint`: a point of [N, 2N] picked by `jitter`, N the
-    /// hint, the whole capped at ten times `maximum` (a server's mistake must not silence a host
-    /// for days).
-    package func delay(afterHint hint: Duration, jitter: Double) -> Duration {
-        let wait = hint + hint * min(1, max(0, jitter))
-        return min(wait, maximum * 10)
+    /// The wait after the server asked for `hint` before attempt `attempt`: a point of [N, 2N]
+    /// picked by `hintJitter`, N the hint, capped at ten times `maximum` (a server's mistake must
+    /// not silence a host for days) — and never shorter than the daemon's own backoff would
+    /// wait (`attemptJitter`): `Retry-After: 0` from a balancer must not turn the backoff off.
+    package func delay(afterHint hint: Duration, attempt: Int, hintJitter: Double, attemptJitter: Double) -> Duration {
+        let bounded = min(max(hint, .zero), RetryHint.longest)
+        let hinted = min(bounded + bounded * min(1, max(0, hintJitter)), maximum * 10)
+        return max(hinted, delay(forAttempt: attempt, jitter: attemptJitter))
     }
 
-    /// The wait after the server's hint, with the jitter drawn from `random`.
-    package func delay(afterHint hint: Duration, using random: inout some RandomNumberGenerator) -> Duration {
-        delay(afterHint: hint, jitter: Double.random(in: 0...1, using: &random))
+    /// The wait after the server's hint, with both jitters drawn from `random`.
+    package func delay(afterHint hint: Duration, attempt: Int, using random: inout some RandomNumberGenerator) -> Duration {
+        let hintJitter = Double.random(in: 0...1, using: &random)
+        return delay(afterHint: hint, attempt: attempt, hintJitter: hintJitter, attemptJitter: Double.random(in: 0...1, using: &random))
     }
 
     /// The wait before attempt `attempt`, with the jitter drawn from `random`.

@@ -81,7 +81,7 @@ extension SessionLoop {
     ) {
         generation += 1
         let timerGeneration = generation
-        let retryAt = WallClock.nowMilliseconds() + Int64(delay.secondsValue * 1000)
+        let retryAt = WallClock.nowMilliseconds() &+ delay.milliseconds
         setStatus(StatusLine.reconnecting(in: delay, attempt: attempt, reason: reason))
         if reason.isTokenRejection {
             logger.error("\(reason); retrying in \(StatusLine.format(delay))")

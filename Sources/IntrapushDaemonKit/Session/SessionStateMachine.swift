@@ -266,7 +266,7 @@ package struct SessionStateMachine<Random: RandomNumberGenerator>: Sendable wher
         if reason.isTokenRejection {
             delay = backoff.maximum
         } else if let hint = reason.retryAfter {
-            delay = backoff.delay(afterHint: hint, using: &random)
+            delay = backoff.delay(afterHint: hint, attempt: consecutiveFailures, using: &random)
         } else {
             delay = backoff.delay(forAttempt: consecutiveFailures, using: &random)
         }

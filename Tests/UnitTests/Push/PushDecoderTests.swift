@@ -41,6 +41,18 @@ struct PushDecoderTests {
         #expect(decoder.decode(text: #"{"id":true}"#, receivedAt: 0).messageID == nil)
     }
 
+    @Test("a number id is its exact text: ids beyond 64 bits or a double's precision stay apart")
+    func exactNumberID() {
+        let first = decoder.decode(text: #"{"id":18446744073709551617}"#, receivedAt: 0).messageID
+        let second = decoder.decode(text: #"{"id":18446744073709551618}"#, receivedAt: 0).messageID
+        #expect(first == "18446744073709551617")
+        #expect(second == "18446744073709551618")
+        #expect(decoder.decode(text: #"{"id":9007199254740993}"#, receivedAt: 0).messageID == "9007199254740993")
+        #expect(decoder.decode(text: #"{"id":1e999}"#, receivedAt: 0).messageID == "1e999")
+        #expect(decoder.decode(text: #"{"id":-0}"#, receivedAt: 0).messageID == "0")
+        #expect(decoder.decode(text: #"{"id":1.50}"#, receivedAt: 0).messageID == "1.50")
+    }
+
     @Test("the id comes from id_field")
     func customIDField() {
         let custom = PushDecoder(idField: "uuid")

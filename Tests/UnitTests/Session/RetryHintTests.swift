@@ -29,10 +29,50 @@ struct RetryHintTests {
     @Test("a hint of N waits in [N, 2N], capped at ten times reconnect_max")
     func hintedDelay() {
         let backoff = Backoff(minimum: .seconds(1), maximum: .seconds(60))
-        #expect(backoff.delay(afterHint: .seconds(30), jitter: 0) == .seconds(30))
-        #expect(backoff.delay(afterHint: .seconds(30), jitter: 1) == .seconds(60))
-        #expect(backoff.delay(afterHint: .seconds(30), jitter: 0.5) == .seconds(45))
-        #expect(backoff.delay(afterHint: .seconds(86_400), jitter: 0) == .seconds(600))
+        func delay(_ hint: Duration, _ jitter: Double) -> Duration {
+            backoff.delay(afterHint: hint, attempt: 1, hintJitter: jitter, attemptJitter: 0)
+        }
+        #expect(delay(.seconds(30), 0) == .seconds(30))
+        #expect(delay(.seconds(30), 1) == .seconds(60))
+        #expect(delay(.seconds(30), 0.5) == .seconds(45))
+        #expect(delay(.seconds(86_400), 0) == .seconds(600))
+    }
+
+    @Test("a hint never brings the daemon back sooner than its own backoff: Retry-After 0 keeps the pace")
+    func hintNeverShortensTheBackoff() {
+        let backoff = Backoff(minimum: .seconds(1), maximum: .seconds(60))
+        #expect(backoff.delay(afterHint: .zero, attempt: 7, hintJitter: 1, attemptJitter: 1) == .seconds(60))
+        #expect(backoff.delay(afterHint: .zero, attempt: 3, hintJitter: 0, attemptJitter: 0.5) == .seconds(2))
+        #expect(backoff.delay(afterHint: .seconds(1), attempt: 2, hintJitter: 0, attemptJitter: 1) == .seconds(2))
+        // Whatever the draw, the longest hint stays under the cap.
+        #expect(backoff.delay(afterHint: RetryHint.longest, attempt: 1, hintJitter: 1, attemptJitter: 1) == .seconds(600))
+    }
+
+    @Test("numbers of any size are read without trapping: the largest are the longest hint, signs and junk are none")
+    func extremeNumbers() {
+        #expect(RetryHint.parseHeader("9223372036854775807", now: 0) == RetryHint.longest)
+        #expect(RetryHint.parseHeader("99999999999999999999999999999", now: 0) == RetryHint.longest)
+        #expect(RetryHint.parseHeader("86401", now: 0) == RetryHint.longest)
+        #expect(RetryHint.parseHeader("0000000000000000000000012", now: 0) == .seconds(12))
+        #expect(RetryHint.parseHeader("0", now: 0) == .zero)
+        #expect(RetryHint.parseHeader("+5", now: 0) == nil)
+        #expect(RetryHint.parseHeader("-9223372036854775808", now: 0) == nil)
+        #expect(RetryHint.parseHeader("1e9", now: 0) == nil)
+        #expect(RetryHint.parseHeader("", now: 0) == nil)
+        #expect(RetryHint.parseHeader("Fri, 31 Dec 9999 23:59:59 GMT", now: 0) == RetryHint.longest)
+        #expect(RetryHint.parseHeader("Sun, 06 Nov 1994 08:49:37 GMT", now: .max) == .zero)
+        #expect(RetryHint.parseCloseReason(code: 1013, reason: "retry-after=99999999999999999999") == RetryHint.longest)
+        #expect(RetryHint.parseCloseReason(code: 1012, reason: "retry-after=0") == .zero)
+    }
+
+    @Test("any wait prints, however long")
+    func formatsAnyWait() {
+        #expect(StatusLine.format(.seconds(Int64.max)) == "\(Int64.max)s")
+        #expect(StatusLine.format(.milliseconds(1500)) == "2s")
+        #expect(StatusLine.format(.milliseconds(250)) == "250ms")
+        #expect(StatusLine.format(.zero) == "0ms")
+        #expect(Duration.seconds(Int64.max).milliseconds == .max)
+        #expect(Duration.seconds(Int64.min).milliseconds == .min)
     }
 
     @Test("the session machine waits as the server asked, and says so")
