@@ -1,0 +1,54 @@
+import Foundation
+
+/// A control-socket client that speaks whatever bytes a test gives it, as a careless or hostile
+/// group member would, and reads what the daemon answers until it closes.
+final class RawControlClient {
+    let descriptor: Int32
+
+    init(path: String) throws {
+        descriptor = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        withUnsafeMutableBytes(of: &address.sun_path) { raw in
+            raw.copyBytes(from: Array(path.utf8))
+            raw[path.utf8.count] = 0
+        }
+        let result = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+            }
+        }
+        guard result == 0 else {
+            close(descriptor)
+            throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO)
+        }
+    }
+
+    deinit { close(descriptor) }
+
+    func send(_ text: String) {
+        let bytes = Array(text.utf8)
+        var offset = 0
+        while offset < bytes.count {
+            let written = bytes[offset...].withUnsafeBytes { Glibc.send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            guard written > 0 else { return }
+            offset += written
+        }
+    }
+
+    /// Everything the daemon writes until it closes the connection, or `nil` when it has not
+    /// closed it within `timeout`.
+    func readUntilClosed(timeout: Duration = .seconds(20)) -> String? {
+        var limit = timeval(tv_sec: Int(timeout.components.seconds), tv_usec: 0)
+        setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &limit, socklen_t(MemoryLayout<timeval>.size))
+        var answer: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 65536)
+        while true {
+            let count = chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+            if count < 0 && errno == EINTR { continue }
+            if count < 0 { return errno == EAGAIN || errno == EWOULDBLOCK ? nil : String(decoding: answer, as: UTF8.self) }
+            if count == 0 { return String(decoding: answer, as: UTF8.self) }
+            answer.append(contentsOf: chunk[0..<count])
+        }
+    }
+}
