@@ -1,27 +1,36 @@
 import IntrapushQuery
-/// The environment a hook runs in: the daemon's own, without what is secret or meant for the
-/// daemon alone, plus the notification's `INTRAPUSH_ID`, `INTRAPUSH_MESSAGE_ID`, `INTRAPUSH_TITLE`
-/// and `INTRAPUSH_BODY` (empty when absent).
+/// The environment a hook runs in: an allow-list of the daemon's own (what a program needs to
+/// run and reach the desktop, and the operator's `INTRAPUSH_HOOK_*`), plus the notification's
+/// `INTRAPUSH_ID`, `INTRAPUSH_MESSAGE_ID`, `INTRAPUSH_TITLE` and `INTRAPUSH_BODY`.
+///
+/// An allow-list, not a deny-list: the daemon's environment may hold a proxy's password
+/// (`https_proxy`), the token or a header's secret (`INTRAPUSH_*`), and a name nobody thought of
+/// must not reach a script that may log it.
 struct HookEnvironment: Sendable {
     /// `NAME=value` for each inherited variable that is passed on.
     let inherited: [String]
 
-    /// Variables a hook never sees: the credentials directory and the token, and systemd's
-    /// notification, watchdog and socket-activation variables, which name this daemon.
-    static func isWithheld(_ name: String) -> Bool {
-        switch name {
-        case "CREDENTIALS_DIRECTORY", "NOTIFY_SOCKET", "WATCHDOG_USEC", "WATCHDOG_PID", "INTRAPUSH_TOKEN":
-            return true
-        case "INTRAPUSH_ID", "INTRAPUSH_MESSAGE_ID", "INTRAPUSH_TITLE", "INTRAPUSH_BODY":
-            return true  // replaced per notification
-        default:
-            return name.hasPrefix("LISTEN_")
-        }
+    /// The most bytes of a title, body or message id put in the environment. The kernel refuses
+    /// a single string over 128 KiB (E2BIG), and the hook would not run; the whole record is
+    /// on stdin.
+    static let longestField = 8192
+
+    /// Variables passed on by name.
+    static let passedByName: Set<String> = [
+        "PATH", "HOME", "USER", "LOGNAME", "SHELL", "LANG", "LANGUAGE", "TZ", "TMPDIR", "TERM",
+        "XDG_RUNTIME_DIR", "DBUS_SESSION_BUS_ADDRESS", "DISPLAY", "WAYLAND_DISPLAY", "XAUTHORITY",
+        "STATE_DIRECTORY", "RUNTIME_DIRECTORY", "CACHE_DIRECTORY", "LOGS_DIRECTORY", "CONFIGURATION_DIRECTORY",
+        "INVOCATION_ID",
+    ]
+
+    /// Whether a variable of the daemon's reaches the hook.
+    static func isPassed(_ name: String) -> Bool {
+        passedByName.contains(name) || name.hasPrefix("LC_") || name.hasPrefix("INTRAPUSH_HOOK_")
     }
 
     init(inheriting environment: [String: String]) {
         inherited = environment
-            .filter { !Self.isWithheld($0.key) && !$0.key.isEmpty && !$0.key.contains("=") }
+            .filter { Self.isPassed($0.key) && !$0.key.contains("=") }
             .sorted { $0.key < $1.key }
             .map { "\($0.key)=\(Self.passable($0.value))" }
     }
@@ -30,10 +39,25 @@ struct HookEnvironment: Sendable {
     func entries(for record: NotificationRecord) -> [String] {
         inherited + [
             "INTRAPUSH_ID=\(record.id)",
-            "INTRAPUSH_MESSAGE_ID=\(Self.passable(record.messageID ?? ""))",
-            "INTRAPUSH_TITLE=\(Self.passable(record.title ?? ""))",
-            "INTRAPUSH_BODY=\(Self.passable(record.body ?? ""))",
+            "INTRAPUSH_MESSAGE_ID=\(Self.field(record.messageID))",
+            "INTRAPUSH_TITLE=\(Self.field(record.title))",
+            "INTRAPUSH_BODY=\(Self.field(record.body))",
         ]
+    }
+
+    /// A notification's field, cut to `longestField` bytes on a character boundary.
+    static func field(_ value: String?) -> String {
+        guard let value else { return "" }
+        guard value.utf8.count > longestField else { return passable(value) }
+        var cut = ""
+        var bytes = 0
+        for character in value {
+            let size = character.utf8.count
+            guard bytes + size <= longestField else { break }
+            cut.append(character)
+            bytes += size
+        }
+        return passable(cut)
     }
 
     /// An environment string ends at its first NUL, so NULs become U+FFFD, the same mark the

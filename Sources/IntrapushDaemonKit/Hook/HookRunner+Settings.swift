@@ -8,6 +8,9 @@ extension HookRunner {
         package var maximumConcurrentRuns: Int
         /// Notifications waiting for a free slot; past it the oldest waiting one is dropped.
         package var queueCapacity: Int
+        /// The bytes those waiting notifications may hold together; past it, too, the oldest
+        /// waiting ones are dropped (a thousand large notifications must not fill memory).
+        package var queueByteCapacity: Int
         /// A run still going after this gets SIGTERM, to its whole process group.
         package var timeout: Duration
         /// Between SIGTERM and SIGKILL.
@@ -17,8 +20,9 @@ extension HookRunner {
 
         package init(
             maximumConcurrentRuns: Int = 4, queueCapacity: Int = 1000, timeout: Duration = .seconds(30),
-            killGracePeriod: Duration = .seconds(5), standardErrorLimit: Int = 4096
+            killGracePeriod: Duration = .seconds(5), standardErrorLimit: Int = 4096, queueByteCapacity: Int = 64 << 20
         ) {
+            self.queueByteCapacity = max(0, queueByteCapacity)
             self.maximumConcurrentRuns = max(1, maximumConcurrentRuns)
             self.queueCapacity = max(1, queueCapacity)
             self.timeout = timeout
@@ -50,6 +54,8 @@ struct HookRunnerState {
     var toStart: [NotificationRecord] = []
     /// Waiting for a slot, oldest first.
     var waiting = CircularBuffer<NotificationRecord>()
+    /// What `waiting` holds, in bytes (`NotificationRecord.byteCount`).
+    var waitingBytes = 0
     /// Runs in progress plus those in `toStart`, at most `maximumConcurrentRuns`.
     var slotsInUse = 0
     var counters = HookRunner.Counters()
@@ -60,8 +66,16 @@ struct HookRunnerState {
     mutating func releaseSlot() {
         slotsInUse -= 1
         if stopDeadline == nil, let next = waiting.popFirst() {
+            waitingBytes -= next.byteCount
             toStart.append(next)
             slotsInUse += 1
         }
+    }
+}
+
+extension NotificationRecord {
+    /// The bytes of its text fields: what a waiting record holds.
+    var byteCount: Int {
+        payload.utf8.count + (title?.utf8.count ?? 0) + (body?.utf8.count ?? 0) + (messageID?.utf8.count ?? 0)
     }
 }

@@ -61,19 +61,25 @@ package final class HookRunner: Sendable {
     package func submit(_ record: NotificationRecord) {
         let capacity = settings.queueCapacity
         let slots = settings.maximumConcurrentRuns
-        let (accepted, dropped) = state.withLockedValue { state -> (Bool, NotificationRecord?) in
-            guard state.stopDeadline == nil else { return (false, nil) }
+        let byteCapacity = settings.queueByteCapacity
+        let (accepted, dropped) = state.withLockedValue { state -> (Bool, [Int64]) in
+            guard state.stopDeadline == nil else { return (false, []) }
             if state.slotsInUse < slots {
                 state.slotsInUse += 1
                 state.toStart.append(record)
-                return (true, nil)
+                return (true, [])
             }
-            var dropped: NotificationRecord?
-            if state.waiting.count >= capacity {
-                dropped = state.waiting.removeFirst()
+            var dropped: [Int64] = []
+            while let oldest = state.waiting.first,
+                state.waiting.count >= capacity || state.waitingBytes + record.byteCount > byteCapacity
+            {
+                state.waiting.removeFirst()
+                state.waitingBytes -= oldest.byteCount
                 state.counters.dropped += 1
+                dropped.append(oldest.id)
             }
             state.waiting.append(record)
+            state.waitingBytes += record.byteCount
             return (true, dropped)
         }
         guard accepted else {
@@ -81,10 +87,10 @@ package final class HookRunner: Sendable {
             return
         }
         wakeup.wake()
-        if let dropped {
+        if !dropped.isEmpty {
             logger.warning(
-                "hook queue full (\(capacity) waiting): the oldest waiting notification's hook is dropped",
-                metadata: ["notification": "\(dropped.id)"]
+                "hook queue full (\(capacity) notifications or \(byteCapacity >> 20) MiB waiting): the oldest waiting notifications' hooks are dropped",
+                metadata: ["notification": "\(dropped.map(String.init).joined(separator: " "))"]
             )
         }
     }
@@ -115,6 +121,7 @@ package final class HookRunner: Sendable {
             let count = state.waiting.count + state.toStart.count
             state.slotsInUse -= state.toStart.count
             state.waiting.removeAll()
+            state.waitingBytes = 0
             state.toStart.removeAll()
             state.counters.dropped += count
             return count

@@ -88,6 +88,25 @@ struct HookRunnerLimitsTests {
         #expect(dropped.map { $0.metadata["notification"] } == ["2", "3", "4"])
     }
 
+    @Test("the waiting notifications are bounded in bytes too: large ones push out the oldest")
+    func dropOldestByBytes() async throws {
+        let fixture = try HookTestFixture()
+        let hook = try fixture.script("gate.sh", #"""
+            echo "$INTRAPUSH_ID" >> "$DIR/ran"
+            while [ ! -e "$DIR/release" ]; do sleep 0.02; done
+            """#)
+        let runner = try fixture.runner(hook, settings: .init(maximumConcurrentRuns: 1, queueCapacity: 1000, queueByteCapacity: 150_000))
+        let large = String(repeating: "x", count: 100_000)
+        for id in 1...5 { runner.submit(notification(Int64(id), messageID: nil, title: nil, body: large)) }
+        // 1 holds the slot; each waiting record holds a 100 KB body, so only one fits the
+        // 150 KB: 2, 3 and 4 are pushed out in turn.
+        #expect(runner.counters.dropped == 3)
+        _ = FileManager.default.createFile(atPath: fixture.path("release"), contents: nil)
+        #expect(await eventually { runner.counters.succeeded == 2 })
+        await runner.shutdown()
+        #expect(fixture.contents("ran") == "1\n5\n")
+    }
+
     /// The storing and acknowledging path calls `submit`: it must not wait for busy hooks.
     @Test("submit returns at once while every slot is busy, and shutdown kills what runs within its bound")
     func submitNeverBlocks() async throws {

@@ -20,7 +20,9 @@ struct HookRunnerTests {
         let environment = [
             "PATH": "/usr/bin:/bin", "KEEP_ME": "kept", "INTRAPUSH_TOKEN": "s3cret", "CREDENTIALS_DIRECTORY": "/run/c",
             "NOTIFY_SOCKET": "/run/n", "WATCHDOG_USEC": "1", "WATCHDOG_PID": "1", "LISTEN_FDS": "1", "LISTEN_PID": "1",
-            "INTRAPUSH_TITLE": "stale",
+            "INTRAPUSH_TITLE": "stale", "https_proxy": "http://user:pa55word@proxy:3128", "INTRAPUSH_PROXY": "http://u:pa55word@p:1",
+            "INTRAPUSH_HEADERS": "X-Api-Key: k3y", "INTRAPUSH_HELLO_TEXT": "{\"login\":\"s3cret\"}", "LC_ALL": "C.UTF-8",
+            "INTRAPUSH_HOOK_SITE": "plant-7",
         ]
         let runner = try fixture.runner(hook, environment: environment)
         let full = notification(7, messageID: "m-7", title: "Hello \"world\" ü\nsecond line", body: "a\u{0}b")
@@ -43,9 +45,18 @@ struct HookRunnerTests {
         #expect(fixture.contents("body-8") == "")
 
         let variables = (fixture.contents("env-7") ?? "").split(separator: "\n")
-        #expect(variables.contains("KEEP_ME=kept"))
+        // An allow-list: what a program needs, and the operator's INTRAPUSH_HOOK_*; nothing else.
+        #expect(variables.contains("PATH=/usr/bin:/bin"))
+        #expect(variables.contains("LC_ALL=C.UTF-8"))
+        #expect(variables.contains("INTRAPUSH_HOOK_SITE=plant-7"))
         #expect(variables.contains("INTRAPUSH_ID=7"))
-        for withheld in ["INTRAPUSH_TOKEN=", "CREDENTIALS_DIRECTORY=", "NOTIFY_SOCKET=", "WATCHDOG_", "LISTEN_"] {
+        #expect(!variables.contains("KEEP_ME=kept"))
+        #expect(!(fixture.contents("env-7") ?? "").contains("pa55word"))
+        #expect(!(fixture.contents("env-7") ?? "").contains("k3y"))
+        for withheld in [
+            "INTRAPUSH_TOKEN=", "CREDENTIALS_DIRECTORY=", "NOTIFY_SOCKET=", "WATCHDOG_", "LISTEN_", "https_proxy=",
+            "INTRAPUSH_PROXY=", "INTRAPUSH_HEADERS=", "INTRAPUSH_HELLO_TEXT=",
+        ] {
             #expect(!variables.contains { $0.hasPrefix(withheld) }, "\(withheld) reached the hook")
         }
         #expect(!variables.contains("INTRAPUSH_TITLE=stale"))
@@ -53,6 +64,28 @@ struct HookRunnerTests {
         // The log names the notification by id only.
         #expect(fixture.logs.entries.filter { $0.message == "hook finished" }.count == 2)
         #expect(!fixture.logs.entries.contains { "\($0.message)\($0.metadata)".contains("Hello") })
+    }
+
+    /// A notification too large for the environment still runs its hook: the variables are
+    /// cut, the whole record is on stdin.
+    @Test("a 200 KB body runs the hook, its variable cut on a character boundary and stdin whole")
+    func largeBodyStillRuns() async throws {
+        let fixture = try HookTestFixture()
+        let hook = try fixture.script("record.sh", """
+            cat > "$DIR/stdin-$INTRAPUSH_ID"
+            printf '%s' "$INTRAPUSH_BODY" > "$DIR/body-$INTRAPUSH_ID"
+            """)
+        let runner = try fixture.runner(hook)
+        let body = String(repeating: "ü", count: 100_000)
+        let record = notification(3, messageID: "m-3", title: "big", body: body)
+        runner.submit(record)
+        #expect(await eventually { runner.counters.succeeded == 1 })
+        await runner.shutdown()
+        #expect(runner.counters.failed == 0)
+        #expect(fixture.contents("body-3") == String(repeating: "ü", count: 8192 / 2), "the first 8 KiB")
+        var line = ""
+        record.appendJSONLine(to: &line)
+        #expect(fixture.contents("stdin-3") == line)
     }
 
     /// No shell ever sees the message: command substitutions in it stay text.
