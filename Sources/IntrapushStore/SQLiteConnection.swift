@@ -55,6 +55,7 @@ package final class SQLiteConnection {
             name = "file:" + SQLiteConnection.uriEscaped(path) + "?immutable=1"
         }
         _ = SQLiteConnection.libraryConfigured
+        if mode == .readWriteCreate { SQLiteConnection.createIfMissing(path) }
         var handle: OpaquePointer?
         let code = sqlite3_open_v2(name, &handle, flags, nil)
         guard code == SQLITE_OK, let handle else {
@@ -69,6 +70,20 @@ package final class SQLiteConnection {
     deinit {
         // close_v2 defers the close until statements still alive elsewhere are finalized.
         sqlite3_close_v2(db)
+    }
+
+    /// The mode a new database is created with: its group reads it (the CLI's users), nobody
+    /// else. SQLite gives its `-wal` and `-shm` files the database's own mode, so all three
+    /// are 0640 whatever the umask of whoever started the daemon.
+    package static let newDatabaseMode: mode_t = 0o640
+
+    /// Creates an empty database file with `newDatabaseMode` (exactly: `fchmod` after the
+    /// umask), never through a link; SQLite then finds it and writes the schema into it.
+    static func createIfMissing(_ path: String) {
+        let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, newDatabaseMode)
+        guard descriptor >= 0 else { return }  // it exists (or cannot be made: SQLite says why)
+        fchmod(descriptor, newDatabaseMode)
+        close(descriptor)
     }
 
     /// Runs once, before the first open (a static is initialised lazily and exactly once).

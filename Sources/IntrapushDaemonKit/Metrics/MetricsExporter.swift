@@ -62,7 +62,13 @@ package final class MetricsExporter: Sendable {
 
     static func replace(_ path: String, with bytes: [UInt8]) throws {
         let temporary = path + ".tmp"
-        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        // A new file, never one found there: the directory is shared with node_exporter, and a
+        // link planted at the temporary name must not make the daemon write (or chmod) its
+        // target. A leftover is removed (unlink removes a link, not what it points to), once.
+        var descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644)
+        if descriptor < 0 && errno == EEXIST && unlink(temporary) == 0 {
+            descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644)
+        }
         guard descriptor >= 0 else { throw MetricsFileError(path: temporary, errno: errno) }
         // For node_exporter, another user: the unit's UMask=0027 would leave it unreadable, and
         // nothing in it is secret.
