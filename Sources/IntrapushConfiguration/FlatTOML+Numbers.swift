@@ -21,7 +21,8 @@ extension FlatTOML.Parser {
         if let integer = Self.integer(token) { return .integer(integer) }
         if let double = Self.double(token) { return .double(double) }
         index = start
-        throw error(token.isEmpty ? "expected a value" : "\(token) is not a TOML value")
+        // The token is not repeated: an unquoted token (`token = s3cr3t`) is the usual culprit.
+        throw error(token.isEmpty ? "expected a value" : "the value is not a TOML value; put text in double quotes")
     }
 
     static func isDate(_ token: ArraySlice<UInt8>) -> Bool {

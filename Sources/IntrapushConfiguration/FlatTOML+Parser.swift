@@ -5,6 +5,9 @@ extension FlatTOML {
         var index = 0
         var line = 1
         var lineStart = 0
+        /// Arrays and inline tables open around the current position.
+        var depth = 0
+        static let deepestNesting = 64
 
         init(bytes: [UInt8]) {
             self.bytes = bytes

@@ -130,6 +130,8 @@ extension FlatTOML.Parser {
     // MARK: Arrays and inline tables
 
     mutating func array() throws(FlatTOML.SyntaxError) -> RawSetting.Value {
+        try enterNesting()
+        defer { depth -= 1 }
         advance()
         var strings: [String] = []
         var onlyStrings = true
@@ -148,6 +150,8 @@ extension FlatTOML.Parser {
     }
 
     mutating func inlineTable() throws(FlatTOML.SyntaxError) {
+        try enterNesting()
+        defer { depth -= 1 }
         advance()
         skipSpaces()
         if current == UInt8(ascii: "}") { advance(); return }
@@ -160,5 +164,14 @@ extension FlatTOML.Parser {
             advance()
             return
         }
+    }
+
+    /// Arrays and inline tables are read by recursion: a bound on their nesting keeps a hostile
+    /// file from overflowing the stack (the configuration itself nests one level at most).
+    private mutating func enterNesting() throws(FlatTOML.SyntaxError) {
+        guard depth < FlatTOML.Parser.deepestNesting else {
+            throw error("arrays and inline tables nest deeper than \(FlatTOML.Parser.deepestNesting) levels")
+        }
+        depth += 1
     }
 }

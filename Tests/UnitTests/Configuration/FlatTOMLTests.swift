@@ -66,6 +66,28 @@ import Testing
         }
     }
 
+    @Test("an unquoted value is refused without being repeated: it may be the token")
+    func unquotedValueNotEchoed() throws {
+        do {
+            _ = try FlatTOML.parse("token = s3cr3t\n")
+            Issue.record("an unquoted value was accepted")
+        } catch {
+            #expect(!error.message.contains("s3cr3t"))
+            #expect(error.message.contains("double quotes"))
+            #expect(error.line == 1)
+        }
+    }
+
+    @Test("deep nesting is a syntax error, not a stack overflow")
+    func deepNesting() {
+        for opening in ["[", "{ a = "] {
+            let text = "a = " + String(repeating: opening, count: 100_000)
+            #expect(throws: FlatTOML.SyntaxError.self) { try FlatTOML.parse(text) }
+        }
+        let nested = "a = " + String(repeating: "[", count: 64) + String(repeating: "]", count: 64)
+        #expect(throws: Never.self) { try FlatTOML.parse(nested) }
+    }
+
     /// What `ConfigurationFile` made of a TOMLKit value before FlatTOML.
     static func value(of value: any TOMLValueConvertible) -> RawSetting.Value {
         switch value.type {
