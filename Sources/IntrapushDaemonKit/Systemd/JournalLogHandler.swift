@@ -47,8 +47,40 @@ package struct JournalLogHandler: LogHandler {
         StandardError.writeLine(line)
     }
 
+    /// Outside text (a hook's stderr, a server's close reason) reaches log lines: every control
+    /// character is written as an escape, so one event stays one line and no NUL, carriage
+    /// return or terminal sequence reaches the journal or a terminal. Compared by scalar: "\r\n"
+    /// is one `Character`, which a character-wise replace would miss.
     static func escaped(_ text: String) -> String {
-        guard text.contains(where: { $0.isNewline }) else { return text }
-        return text.replacing("\r", with: "\\r").replacing("\n", with: "\\n")
+        guard text.unicodeScalars.contains(where: isEscaped) else { return text }
+        var output = String.UnicodeScalarView()
+        for scalar in text.unicodeScalars {
+            guard isEscaped(scalar) else {
+                output.append(scalar)
+                continue
+            }
+            let escape = switch scalar {
+            case "\n": "\\n"
+            case "\r": "\\r"
+            case "\0": "\\0"
+            default: scalar.value < 0x100 ? "\\x" + hex(scalar.value, digits: 2) : "\\u" + hex(scalar.value, digits: 4)
+            }
+            output.append(contentsOf: escape.unicodeScalars)
+        }
+        return String(output)
+    }
+
+    /// C0 controls but tab, DEL, C1 controls, and the Unicode line and paragraph separators.
+    static func isEscaped(_ scalar: Unicode.Scalar) -> Bool {
+        switch scalar.value {
+        case 0x09: false
+        case 0x00...0x1F, 0x7F...0x9F, 0x2028, 0x2029: true
+        default: false
+        }
+    }
+
+    private static func hex(_ value: UInt32, digits: Int) -> String {
+        let text = String(value, radix: 16, uppercase: true)
+        return String(repeating: "0", count: max(0, digits - text.count)) + text
     }
 }
