@@ -79,6 +79,7 @@ let package = Package(
         .executableTarget(
             name: "intrapushd",
             dependencies: [
+                "CLinux",
                 "IntrapushDaemonKit",
                 "IntrapushConfiguration",
                 "IntrapushStore",

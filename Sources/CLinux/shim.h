@@ -35,3 +35,10 @@ extern int setns(int fd, int nstype);
 
 // Signals read on the event loop (IntrapushDaemonKit/Daemon/SignalListener): no DispatchSource.
 #include <sys/signalfd.h>
+
+// The daemon holds the token in memory: it marks itself non-dumpable, so no core dump and no
+// ptrace by another process of its user can read it (reset by execve: hooks are unaffected).
+#include <sys/prctl.h>
+static inline int intrapush_set_undumpable(void) {
+    return prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
+}

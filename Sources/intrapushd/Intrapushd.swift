@@ -1,4 +1,5 @@
 import ArgumentParser
+import CLinux
 import Logging
 import NIOPosix
 import ServiceLifecycle
@@ -36,6 +37,8 @@ struct Intrapushd: ParsableCommand {
     }
 
     func run() throws {
+        // Before the token is read: no core dump, and no other process of this user, may hold it.
+        _ = intrapush_set_undumpable()
         let environment = ProcessEnvironment.current
         var configured = ConfigurationLoader(environment: environment)
         configured.clientIdentityCheck = ClientTLSIdentity.check  // tls_cert_file/tls_key_file parse and match
