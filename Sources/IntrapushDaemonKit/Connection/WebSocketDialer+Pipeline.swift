@@ -18,6 +18,14 @@ extension WebSocketDialer {
     /// The most fragments one message may arrive in.
     static let maximumFragments = 1024
 
+    /// Fragmented messages are joined, bounded by the same limit as a single frame and by a
+    /// count: every fragment costs memory beyond its bytes, so a flood of tiny or empty
+    /// fragments must end the message, not grow it.
+    static func makeFrameAggregator(maxMessageSize: Int) -> NIOWebSocketFrameAggregator {
+        NIOWebSocketFrameAggregator(
+            minNonFinalFragmentSize: 1, maxAccumulatedFrameCount: maximumFragments, maxAccumulatedFrameSize: maxMessageSize)
+    }
+
     static func configurePipeline(
         channel: any Channel,
         settings: ConnectionSettings,
@@ -37,15 +45,8 @@ extension WebSocketDialer {
             upgradePipelineHandler: { channel, response in
                 channel.eventLoop.makeCompletedFuture {
                     try Self.checkSubprotocol(of: response, requested: settings.subprotocol)
-                    // Fragmented messages are joined, bounded by the same limit as a single frame
-                    // and by a count: every fragment costs memory beyond its bytes, so a flood
-                    // of tiny or empty fragments must end the message, not grow it.
                     try channel.pipeline.syncOperations.addHandlers(
-                        NIOWebSocketFrameAggregator(
-                            minNonFinalFragmentSize: 1,
-                            maxAccumulatedFrameCount: Self.maximumFragments,
-                            maxAccumulatedFrameSize: settings.maxMessageSize
-                        ),
+                        Self.makeFrameAggregator(maxMessageSize: settings.maxMessageSize),
                         factory.makeHandler()
                     )
                     return UpgradeOutcome.upgraded(channel)

@@ -52,6 +52,21 @@ struct PushConnectionStateMachineTests {
         #expect(machine.state == .open(isReadingPaused: false))
     }
 
+    @Test("reading pauses when the waiting pushes' bytes pass the ceiling, however few they are")
+    func backpressureByBytes() {
+        var machine = Machine(pauseReadingAboveBytes: 1000, resumeReadingBelowBytes: 500, maximumBatchSize: 1)
+        func large(_ id: Int) -> Push {
+            Push(payload: .text(String(repeating: "x", count: 400)), messageID: "m\(id)", title: nil, body: nil, receivedAt: 0)
+        }
+        _ = machine.pushReceived(large(1))  // in flight
+        #expect(!machine.pushReceived(large(2)).pauseReading)
+        #expect(!machine.pushReceived(large(3)).pauseReading)  // 800 bytes wait
+        #expect(machine.pushReceived(large(4)).pauseReading)  // 1200 > 1000
+        #expect(!machine.commitSucceeded().resumeReading)  // 800 wait: not below 500
+        #expect(machine.commitSucceeded().resumeReading)  // 400 wait
+        #expect(machine.state == .open(isReadingPaused: false))
+    }
+
     @Test("a close request drains: what was taken is committed and acknowledged, then close 1000")
     func closeDrains() {
         var machine = Machine()
