@@ -16,12 +16,25 @@ package final class MetricsServer: Sendable {
     }
 
     /// Listens on `address`; throws when it cannot (the caller exits, naming `metrics_listen`).
+    /// Scrapers connected at once; one more is closed at once. Prometheus keeps one.
+    static let maximumConnections = 16
+    /// A connection with no request and no answer under way for this long is closed.
+    static let idleTimeout: TimeAmount = .seconds(60)
+
     package static func bind(address: ListenAddress, exporter: MetricsExporter, eventLoop: any EventLoop, logger: Logger) async throws -> MetricsServer {
+        let open = NIOLoopBoundBox(0, eventLoop: eventLoop)
         let bootstrap = ServerBootstrap(group: eventLoop)
             .serverChannelOption(.backlog, value: 64)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
             .childChannelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
+                    guard open.value < Self.maximumConnections else {
+                        channel.close(promise: nil)
+                        return
+                    }
+                    open.value += 1
+                    channel.closeFuture.whenComplete { _ in open.value -= 1 }
+                    try channel.pipeline.syncOperations.addHandler(IdleStateHandler(allTimeout: Self.idleTimeout))
                     try channel.pipeline.syncOperations.configureHTTPServerPipeline(withErrorHandling: true)
                     try channel.pipeline.syncOperations.addHandler(MetricsRequestHandler(exporter: exporter, logger: logger))
                 }
@@ -70,6 +83,10 @@ final class MetricsRequestHandler: ChannelInboundHandler {
             request = nil
             answer(head, context: context)
         }
+    }
+
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        if event is IdleStateHandler.IdleStateEvent { context.close(promise: nil) } else { context.fireUserInboundEventTriggered(event) }
     }
 
     private func answer(_ head: HTTPRequestHead, context: ChannelHandlerContext) {
