@@ -67,8 +67,7 @@ package struct PushDecoder: Sendable, Equatable {
         case .string(let value):
             return value
         case .number(let text):
-            // "-0" is the one JSON integer whose text is not its value's: it was stored as "0".
-            return text == "-0" ? "0" : text
+            return text
         case .other:
             return nil
         }

@@ -49,7 +49,7 @@ struct PushDecoderTests {
         #expect(second == "18446744073709551618")
         #expect(decoder.decode(text: #"{"id":9007199254740993}"#, receivedAt: 0).messageID == "9007199254740993")
         #expect(decoder.decode(text: #"{"id":1e999}"#, receivedAt: 0).messageID == "1e999")
-        #expect(decoder.decode(text: #"{"id":-0}"#, receivedAt: 0).messageID == "0")
+        #expect(decoder.decode(text: #"{"id":-0}"#, receivedAt: 0).messageID == "-0")
         #expect(decoder.decode(text: #"{"id":1.50}"#, receivedAt: 0).messageID == "1.50")
     }
 
