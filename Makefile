@@ -8,7 +8,7 @@
 #   make demo          server and daemon on loopback, a few pushes, the CLI shows them
 #   make install       PREFIX=/usr DESTDIR= ; binaries, unit, sysusers, config, man pages, completions
 #   make deb           dist/intrapush_VERSION_ARCH.deb and -dbgsym (dpkg-buildpackage, debhelper)
-#   make system-test   the .deb installed, reloaded, removed, purged in a booted bookworm
+#   make system-test   the .deb installed, reloaded, removed, purged in a booted bookworm and trixie
 #   make bench-cli     the CLI's speed on a generated 1,000,000-row database (ROWS=…)
 #   make bench         the daemon's figures of issue 5 as one table (also .build/bench.md)
 #   make bench-smoke   the same on tiny sizes, checking only that every figure is produced
@@ -98,10 +98,14 @@ swift-test: deps
 deb-test: deb
 	packaging/tests/deb-test.sh $(DEB)
 
-# The package in a booted Debian bookworm under systemd (systemd-nspawn; root only, else it
-# skips); the bookworm root is cached in .build/system-test.
+# The package in a booted Debian under systemd (systemd-nspawn; root only, else it skips), for
+# each release in SYSTEM_TEST_RELEASES: bookworm (systemd 252) and trixie (systemd 257, the
+# current stable); each root is cached in .build/system-test.
+SYSTEM_TEST_RELEASES ?= bookworm trixie
 system-test: deb
-	packaging/tests/system-test.sh $(DEB)
+	@for release in $(SYSTEM_TEST_RELEASES); do \
+	  packaging/tests/system-test.sh $(DEB) $$release || exit 1; \
+	done
 
 # Debian's node-ws, Go with gorilla/websocket, Jetty 9.4, nginx, HAProxy; the pinned Python
 # stacks in .build/interop/venv. Each server program is compiled once, into .build/interop.

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# The system test: the built .deb in a booted Debian bookworm under a real systemd (PID 1 of a
-# systemd-nspawn container), driven as an administrator would, against intrapush-devserver on the
-# host's loopback (the container shares the host's network). Usage: system-test.sh [PATH.deb]
+# The system test: the built .deb in a booted Debian release (bookworm, trixie) under a real
+# systemd (PID 1 of a systemd-nspawn container), driven as an administrator would, against
+# intrapush-devserver on the host's loopback (the container shares the host's network).
+# Usage: system-test.sh [PATH.deb] [RELEASE]   (RELEASE: bookworm, the default, or trixie)
 #
-# The bookworm root comes from debootstrap once and is cached under .build/system-test; each run
+# Each release's root comes from debootstrap once and is cached under .build/system-test; each run
 # boots it with --volatile=overlay, so nothing a run does reaches the cache. Every failed check
 # is reported; the exit status is 1 when any failed. Skips (exit 0, saying why) without root.
 set -euo pipefail
@@ -13,6 +14,7 @@ here=$PWD
 version=$(sed -n '1s/^intrapush (\([^)]*\)).*/\1/p' debian/changelog)
 arch=$(dpkg --print-architecture)
 deb=${1:-dist/intrapush_${version}_${arch}.deb}
+release=${2:-bookworm}
 devserver=${DEVSERVER:-.build/release/intrapush-devserver}
 cache=$here/.build/system-test
 # The cached root is rebuilt when this list changes.
@@ -29,13 +31,13 @@ fi
 source packaging/tests/system-test-lib.sh
 
 started=$(date +%s.%N)
-root=$cache/bookworm-$(printf '%s' "$include" | md5sum | cut -c1-8)
+root=$cache/$release-$(printf '%s' "$include" | md5sum | cut -c1-8)
 if [[ ! -d $root ]]; then
-    echo "building the bookworm root with debootstrap (cached in $root)"
-    rm -rf "$cache"/bookworm-*
+    echo "building the $release root with debootstrap (cached in $root)"
+    rm -rf "$cache/$release"-*
     mkdir -p "$cache"
-    debootstrap --variant=minbase --include="$include" bookworm "$root.new" "$mirror" >"$cache/debootstrap.log" 2>&1 ||
-        { tail -20 "$cache/debootstrap.log" >&2; exit 1; }
+    debootstrap --variant=minbase --include="$include" "$release" "$root.new" "$mirror" >"$cache/debootstrap-$release.log" 2>&1 ||
+        { tail -20 "$cache/debootstrap-$release.log" >&2; exit 1; }
     mv "$root.new" "$root"
 fi
 
@@ -82,6 +84,15 @@ check_that "intrapush send as a member of the group intrapush" \
 await 100 "the message at the server" upstream_has from-alice
 healthy_since=$(inside date '+%Y-%m-%d %H:%M:%S')
 
+# --- the unit's ceilings, and files whose modes do not depend on a umask ----------------------------
+check "the unit: no core dumps (LimitCORE=0)" test "$(unit_property LimitCORE)" = 0
+check "the unit: descriptors, tasks and memory are capped" \
+    test "$(unit_property LimitNOFILE)/$(unit_property TasksMax)/$(unit_property MemoryMax)" = "512/64/$((512 << 20))"
+daemon_pid=$(unit_property MainPID)
+check_that "the daemon is not dumpable: its /proc files belong to root, not to intrapush" \
+    '[[ $(inside stat -c %U /proc/$daemon_pid/environ) == root ]]'
+check "the database is 0640, the control socket 0660" test "$(inside stat -c %a /var/lib/intrapush/notifications.sqlite3)/$(inside stat -c %a /var/lib/intrapush/notifications.sqlite3.sock)" = 640/660
+
 # --- reload ---------------------------------------------------------------------------------------
 before=$(server_stat connections_total)
 check "reload, configuration unchanged: systemctl reload succeeds" inside systemctl reload intrapush
@@ -108,6 +119,27 @@ check "reload, invalid: the old configuration keeps running, same connection" \
     test "$(server_stat connections_total)" = "$before"
 sed -i '/^heartbeat_intervall/d' "$(ct_path /etc/intrapush/intrapush.conf)"
 
+
+# --- reload sees the credentials the daemon has -----------------------------------------------------
+# The README's set-up for a client key: tls_cert_file in the configuration, the key as the
+# credential tls_key. The reload check must find the key where the daemon does.
+openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -subj /CN=systemtest -days 2 \
+    -keyout "$scratch/client.key" -out "$scratch/client.pem" 2>/dev/null
+install -m 0644 "$scratch/client.pem" "$(ct_path /etc/intrapush/client.pem)"
+install -m 0600 "$scratch/client.key" "$(ct_path /etc/intrapush/client.key)"
+set_key tls true
+set_key tls_cert_file '"/etc/intrapush/client.pem"'
+mkdir -p "$(ct_path /etc/systemd/system/intrapush.service.d)"
+printf '[Service]\nLoadCredential=tls_key:/etc/intrapush/client.key\n' >"$(ct_path /etc/systemd/system/intrapush.service.d/client-key.conf)"
+inside systemctl daemon-reload
+inside systemctl restart intrapush || fail "systemctl restart with the client key as a credential"
+check "reload with the client key as a credential: systemctl reload succeeds" inside systemctl reload intrapush
+check "reload with the client key as a credential: the unit stays active" test "$(unit_state)" = active
+sed -i '/^tls *=/d; /^tls_cert_file/d' "$(ct_path /etc/intrapush/intrapush.conf)"
+rm -r "$(ct_path /etc/systemd/system/intrapush.service.d)" "$(ct_path /etc/intrapush/client.key)" "$(ct_path /etc/intrapush/client.pem)"
+inside systemctl daemon-reload
+inside systemctl restart intrapush
+await 200 "the daemon to connect without the client key" connected
 
 # --- watchdog -------------------------------------------------------------------------------------
 # WatchdogSec=30s shortened by a drop-in, so that the test waits seconds, not half a minute.
@@ -247,7 +279,7 @@ check "install after purge, token only: the journal names host" journal_has "hos
 echo
 echo "system-test: $(elapsed "$started") s in all"
 if ((failures > 0)); then
-    echo "system-test: $failures check(s) failed"
+    echo "system-test: $failures check(s) failed on $release"
     exit 1
 fi
-echo "system-test: every check passed for $deb under systemd $(inside systemctl --version | sed -n '1s/systemd \([0-9]*\).*/\1/p')"
+echo "system-test: every check passed for $deb on $release under systemd $(inside systemctl --version | sed -n '1s/systemd \([0-9]*\).*/\1/p')"
