@@ -35,6 +35,15 @@ extension ConfigurationLoader {
 
         let upstreamIDField = nonEmpty(.upstreamIdField, reader: &reader) ?? Configuration.Defaults.idField
         let tls = reader.bool(.tls) ?? false
+        let pathTemplate = pathTemplate(reader: &reader)
+        let helloText = optionalText(.helloText, reader: &reader)
+        if purpose == .daemon, !tls, let host, case .success(let parsed) = HostAndPort.parse(host), !parsed.isLoopback,
+            pathTemplate.contains("{token}") || helloText?.contains("{token}") == true
+                || headers.contains(where: { $0.value.contains("{token}") })
+        {
+            warnings.append(
+                "the token travels in clear to \(parsed.name): tls = false sends it unencrypted, readable by anyone on the path; set tls = true")
+        }
 
         return Configuration(
             host: host ?? "",
@@ -46,7 +55,7 @@ extension ConfigurationLoader {
             caFile: caFile(reader: &reader, purpose: purpose),
             clientIdentity: clientIdentity(reader: &reader, purpose: purpose, usesTLS: tls, warnings: &warnings),
             proxy: proxy(reader: &reader, usesTLS: tls, host: host),
-            pathTemplate: pathTemplate(reader: &reader),
+            pathTemplate: pathTemplate,
             heartbeatInterval: heartbeatInterval,
             heartbeatText: nonEmpty(.heartbeatText, reader: &reader) ?? Configuration.Defaults.heartbeatText,
             ackText: nonEmpty(.ackText, reader: &reader) ?? Configuration.Defaults.ackText,
@@ -64,7 +73,7 @@ extension ConfigurationLoader {
             logLevel: logLevel(reader: &reader),
             headers: headers,
             subprotocol: subprotocol(reader: &reader),
-            helloText: optionalText(.helloText, reader: &reader),
+            helloText: helloText,
             upstreamIDField: upstreamIDField,
             upstreamAckText: upstreamAckText(reader: &reader),
             replyToField: nonEmpty(.replyToField, reader: &reader) ?? upstreamIDField,

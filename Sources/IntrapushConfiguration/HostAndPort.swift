@@ -8,6 +8,14 @@ struct HostAndPort: Sendable, Equatable {
 
     var isIPv6: Bool { name.contains(":") }
 
+    /// This machine itself: `localhost`, 127.0.0.0/8 or ::1. Nothing sent there crosses a network.
+    var isLoopback: Bool {
+        let lowered = name.lowercased()
+        if lowered == "localhost" || lowered.hasSuffix(".localhost") || lowered == "::1" { return true }
+        let octets = lowered.split(separator: ".", omittingEmptySubsequences: false)
+        return octets.count == 4 && octets[0] == "127" && octets.allSatisfy { UInt8($0) != nil }
+    }
+
     /// Parses `text`, or says what is wrong with it (without repeating it; the caller adds the value).
     static func parse(_ text: String) -> Result<HostAndPort, HostError> {
         if text.isEmpty { return .failure(HostError("must not be empty")) }

@@ -61,7 +61,7 @@ extension Integration {
         @Test("the unit's reload check: --quiet prints nothing when valid; under systemd problems are errors")
         func quietReloadCheck() async throws {
             let directory = try TestDirectory()
-            let valid = try directory.write("valid.conf", "host = \"h:1\"\norg = \"o\"\ntoken = \"t\"\n")
+            let valid = try directory.write("valid.conf", "host = \"127.0.0.1:1\"\norg = \"o\"\ntoken = \"t\"\n")
             let quiet = try ManagedProcess(
                 Binaries.path("intrapushd"), ["--check-config", "--quiet", "--config", valid], directory: directory, name: "quiet")
             #expect(try await quiet.waitForExit() == 0)

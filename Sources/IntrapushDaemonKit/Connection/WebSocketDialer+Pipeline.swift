@@ -38,6 +38,7 @@ extension WebSocketDialer {
             let host = settings.endpoint.host
             let serverHostname = host.isIPAddressLiteral ? nil : host
             try operations.addHandler(NIOSSLClientHandler(context: sslContext, serverHostname: serverHostname))
+            if let serverHostname { try operations.addHandler(ServerIdentityGate(host: serverHostname)) }
         }
         let upgrader = NIOTypedWebSocketClientUpgrader<UpgradeOutcome>(
             maxFrameSize: settings.maxMessageSize,
@@ -125,6 +126,7 @@ extension WebSocketDialer {
             return .clientCertificateRefused(sent: sentCertificate)
         }
         if cancellation.isCancelled { return .error("connection attempt abandoned") }
+        if let refusal = error as? ServerIdentityError { return .serverIdentityRefused(refusal.detail) }
         if let mismatch = error as? SubprotocolMismatch {
             return .subprotocolMismatch(requested: mismatch.requested, selected: mismatch.selected)
         }

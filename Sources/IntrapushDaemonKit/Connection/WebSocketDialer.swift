@@ -31,6 +31,8 @@ package struct WebSocketDialer: Sendable {
                 tls.privateKey = .privateKey(loaded.key)
             }
             tls.certificateVerification = .fullVerification
+            // TLS 1.0 and 1.1 are deprecated (RFC 8996); a server that offers nothing newer is refused.
+            tls.minimumTLSVersion = .tlsv12
             self.sslContext = try NIOSSLContext(configuration: tls)
         } else {
             self.sslContext = nil

@@ -68,7 +68,7 @@ extension DisconnectReason {
     static let metricLabels = [
         "unreachable", "timeout", "token_rejected", "handshake_rejected", "subprotocol", "closed_by_server",
         "dead_peer", "message_too_large", "store_failed", "reconfigured", "client_certificate", "proxy",
-        "server_asked_to_wait", "error",
+        "server_asked_to_wait", "server_identity", "error",
     ]
 
     /// The `reason` label of `intrapush_reconnects_total`: the kind of failure, never its detail
@@ -81,6 +81,7 @@ extension DisconnectReason {
         case .handshakeRejected: "handshake_rejected"
         case .clientCertificateRefused: "client_certificate"
         case .proxy: "proxy"
+        case .serverIdentityRefused: "server_identity"
         case .serverAskedToWait: "server_asked_to_wait"
         case .subprotocolMismatch: "subprotocol"
         case .closedByServer: "closed_by_server"

@@ -11,6 +11,9 @@ package enum DisconnectReason: Sendable, Equatable, CustomStringConvertible {
     case serverAskedToWait(Duration, origin: String)
     /// The HTTP proxy could not be reached, or refused the tunnel (said in words).
     case proxy(String)
+    /// The server's certificate chain is trusted, but does not prove the configured name (or
+    /// matches none of `tls_pins`): said in words.
+    case serverIdentityRefused(String)
     /// The server wants a client certificate and got none (`sent` false), or refused ours.
     case clientCertificateRefused(sent: Bool)
     /// The upgrade succeeded but the server selected another subprotocol than `subprotocol` asked for.
@@ -50,6 +53,7 @@ package enum DisconnectReason: Sendable, Equatable, CustomStringConvertible {
             return "token rejected by the server (HTTP \(status))"
         case .handshakeRejected(let status): return "upgrade refused with HTTP \(status)"
         case .proxy(let detail): return detail
+        case .serverIdentityRefused(let detail): return detail
         case .serverAskedToWait(let wait, let origin): return "server asked to wait \(StatusLine.format(wait)) (\(origin))"
         case .clientCertificateRefused(sent: false):
             return "the server requires a client certificate; set tls_cert_file and tls_key_file"

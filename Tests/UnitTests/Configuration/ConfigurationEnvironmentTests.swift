@@ -96,7 +96,7 @@ struct ConfigurationEnvironmentTests {
         let fromVariable = try fixture.loader.load(explicitPath: nil, purpose: .daemon)
         #expect(fromVariable.file == named)
         #expect(fromVariable.configuration.client == "named")
-        #expect(fromVariable.warnings.isEmpty)
+        #expect(fromVariable.warnings.filter { !$0.contains("travels in clear") }.isEmpty)
         let fromOption = try fixture.loader.load(explicitPath: explicit, purpose: .daemon)
         #expect(fromOption.configuration.client == "explicit")
     }
@@ -121,7 +121,7 @@ struct ConfigurationEnvironmentTests {
         let loaded = try fixture.loader.load(explicitPath: nil, purpose: .daemon)
         #expect(loaded.configuration.heartbeatInterval == .seconds(10))
         #expect(loaded.configuration.host == "push.corp:8080")
-        #expect(loaded.warnings == [
+        #expect(loaded.warnings.filter { !$0.contains("travels in clear") } == [
             "INTRAPUSH_HEARTBEAT: not a configuration variable, ignored",
             "INTRAPUSH_HEARTBEAT_INTERVALL: not a configuration variable, ignored; did you mean INTRAPUSH_HEARTBEAT_INTERVAL?",
             "INTRAPUSH_host: not a configuration variable, ignored; did you mean INTRAPUSH_HOST?",

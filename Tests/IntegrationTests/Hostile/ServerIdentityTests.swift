@@ -1,0 +1,70 @@
+import Foundation
+import Testing
+
+extension Integration {
+    /// TLS against `openssl s_server -www` on loopback, which answers any GET with 200: a daemon
+    /// that reports "upgrade refused with HTTP 200" has sent its upgrade request (with the token
+    /// in its path). That may happen only when the certificate proves the configured name, over
+    /// TLS 1.2 or later.
+    @Suite("TLS: the server's name proven by a DNS name, TLS 1.2 at least")
+    struct ServerIdentityTests {
+        /// A self-signed certificate (its own CA) with `san`, and its key, in `directory`.
+        func makeCertificate(_ name: String, san: String, in directory: TestDirectory) async throws -> (certificate: String, key: String) {
+            _ = try await shell(
+                "cd '\(directory.path)' && openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -days 1 -subj /CN=localhost "
+                    + "-addext 'subjectAltName=\(san)' -keyout \(name).key -out \(name).pem 2>/dev/null",
+                in: directory)
+            return (directory.file("\(name).pem"), directory.file("\(name).key"))
+        }
+
+        /// `openssl s_server` on a free port with `certificate`; `extra` narrows its protocols.
+        func startServer(_ certificate: (certificate: String, key: String), extra: [String] = [], in directory: TestDirectory, name: String) throws -> (ManagedProcess, Int) {
+            let port = try freeTCPPort()
+            let server = try ManagedProcess(
+                "/usr/bin/openssl",
+                ["s_server", "-www", "-accept", "127.0.0.1:\(port)", "-cert", certificate.certificate, "-key", certificate.key] + extra,
+                environment: ["OPENSSL_CONF": "/dev/null"], directory: directory, name: name)
+            return (server, port)
+        }
+
+        func startDaemon(port: Int, ca: String, in directory: TestDirectory, name: String) throws -> DaemonHandle {
+            try DaemonHandle(
+                directory: directory, serverPort: port, token: "identity-token",
+                extra: ["host": "\"localhost:\(port)\"", "tls": "true", "ca_file": "\"\(ca)\""], name: name)
+        }
+
+        @Test("a certificate whose only SAN is the connected IP address does not prove the name: nothing is sent, and the log says why")
+        func ipAddressDoesNotProveAName() async throws {
+            let directory = try TestDirectory()
+            let certificate = try await makeCertificate("ip-only", san: "IP:127.0.0.1", in: directory)
+            let (server, port) = try startServer(certificate, in: directory, name: "ip-server")
+            let daemon = try startDaemon(port: port, ca: certificate.certificate, in: directory, name: "ip-daemon")
+            try await eventually("the refusal to be logged") { daemon.log.contains("does not name localhost") }
+            #expect(!daemon.log.contains("HTTP 200"), "the upgrade request reached the server")
+            #expect(daemon.log.contains("an IP address or the common name does not prove a name"))
+            withExtendedLifetime(server) {}
+        }
+
+        @Test("a DNS name in the certificate proves it: the upgrade request goes out")
+        func dnsNameProvesIt() async throws {
+            let directory = try TestDirectory()
+            let certificate = try await makeCertificate("dns", san: "DNS:localhost", in: directory)
+            let (server, port) = try startServer(certificate, in: directory, name: "dns-server")
+            let daemon = try startDaemon(port: port, ca: certificate.certificate, in: directory, name: "dns-daemon")
+            try await eventually("the upgrade request to reach the server") { daemon.log.contains("upgrade refused with HTTP 200") }
+            withExtendedLifetime(server) {}
+        }
+
+        @Test("a server that offers TLS 1.1 at most is refused before anything is sent")
+        func tlsOnePointOneRefused() async throws {
+            let directory = try TestDirectory()
+            let certificate = try await makeCertificate("old", san: "DNS:localhost", in: directory)
+            let (server, port) = try startServer(
+                certificate, extra: ["-tls1_1", "-cipher", "DEFAULT:@SECLEVEL=0"], in: directory, name: "old-server")
+            let daemon = try startDaemon(port: port, ca: certificate.certificate, in: directory, name: "old-daemon")
+            try await eventually("the failed handshake to be logged") { daemon.log.contains("TLS: handshakeFailed") }
+            #expect(!daemon.log.contains("HTTP 200"), "the upgrade request reached a TLS 1.1 server")
+            withExtendedLifetime(server) {}
+        }
+    }
+}
