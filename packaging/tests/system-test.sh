@@ -129,13 +129,14 @@ install -m 0644 "$scratch/client.pem" "$(ct_path /etc/intrapush/client.pem)"
 install -m 0600 "$scratch/client.key" "$(ct_path /etc/intrapush/client.key)"
 set_key tls true
 set_key tls_cert_file '"/etc/intrapush/client.pem"'
+set_key ca_file '"/etc/intrapush/client.pem"'  # the minimal root has no ca-certificates
 mkdir -p "$(ct_path /etc/systemd/system/intrapush.service.d)"
 printf '[Service]\nLoadCredential=tls_key:/etc/intrapush/client.key\n' >"$(ct_path /etc/systemd/system/intrapush.service.d/client-key.conf)"
 inside systemctl daemon-reload
 inside systemctl restart intrapush || fail "systemctl restart with the client key as a credential"
 check "reload with the client key as a credential: systemctl reload succeeds" inside systemctl reload intrapush
 check "reload with the client key as a credential: the unit stays active" test "$(unit_state)" = active
-sed -i '/^tls *=/d; /^tls_cert_file/d' "$(ct_path /etc/intrapush/intrapush.conf)"
+sed -i '/^tls *=/d; /^tls_cert_file/d; /^ca_file/d' "$(ct_path /etc/intrapush/intrapush.conf)"
 rm -r "$(ct_path /etc/systemd/system/intrapush.service.d)" "$(ct_path /etc/intrapush/client.key)" "$(ct_path /etc/intrapush/client.pem)"
 inside systemctl daemon-reload
 inside systemctl restart intrapush

@@ -46,6 +46,9 @@ package enum ClientTLSIdentity {
         var probe = TLSConfiguration.makeClientConfiguration()
         probe.certificateChain = chain.map { .certificate($0) }
         probe.privateKey = .privateKey(key)
+        // Only the pair is in question: the system trust store may be missing (a minimal
+        // system without ca-certificates), and must not be reported as a key that does not fit.
+        probe.trustRoots = .certificates([])
         do {
             _ = try NIOSSLContext(configuration: probe)
         } catch {

@@ -1,0 +1,430 @@
+#!/usr/bin/env python3
+"""A hostile and broken peer for intrapushd: a raw WebSocket server on loopback, written by
+hand so that it can do what no real server library would (floods of fragments, pings while never
+reading, absurd retry hints and ids), and a group member abusing the control socket.
+
+Each scenario starts a fresh release daemon against it, samples the daemon's resident memory
+all along, and checks what must hold: the daemon is alive at the end and never restarted, its
+peak RSS stays under a ceiling, and the scenario's own outcome. Prints a table and
+`N passed, N failed`; exits 1 on any failure. Usage: hostile.py --daemon PATH [--only a,b]
+"""
+import argparse
+import base64
+import hashlib
+import json
+import os
+import socket
+import sqlite3
+import struct
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+
+# An idle daemon is about 20 MiB; every ceiling of README "Limits" with the defaults stays far
+# below this. The former daemon reached 1.5 GiB with the fragment flood.
+RSS_CEILING_MIB = 120
+FLOOD_SECONDS = 6
+GUID = b"258EAFA5-E914-47DA-95CA-C5AB0DC85B11"
+
+
+def free_port():
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+class Daemon:
+    """The release daemon with a config of its own, its RSS sampled every 50 ms."""
+
+    def __init__(self, binary, port, directory, extra=""):
+        self.directory = directory
+        self.database = os.path.join(directory, "notifications.sqlite3")
+        config = os.path.join(directory, "intrapush.conf")
+        with open(config, "w") as out:
+            out.write(
+                f'host = "127.0.0.1:{port}"\norg = "acme"\ntoken = "hostile-token"\n'
+                f'database = "{self.database}"\nheartbeat_interval = "1s"\nreconnect_min = "200ms"\n'
+                f'reconnect_max = "1s"\nconnect_timeout = "2s"\n{extra}')
+        environment = {"PATH": "/usr/bin:/bin", "HOME": directory}
+        self.log = open(os.path.join(directory, "daemon.log"), "w+")
+        self.process = subprocess.Popen(
+            [binary, "--config", config], env=environment, stdout=self.log, stderr=subprocess.STDOUT)
+        self.peak_kib = 0
+        self.sampling = True
+        self.sampler = threading.Thread(target=self._sample, daemon=True)
+        self.sampler.start()
+
+    def _sample(self):
+        while self.sampling and self.process.poll() is None:
+            try:
+                with open(f"/proc/{self.process.pid}/status") as status:
+                    for line in status:
+                        if line.startswith("VmRSS:"):
+                            self.peak_kib = max(self.peak_kib, int(line.split()[1]))
+            except OSError:
+                return
+            time.sleep(0.05)
+
+    @property
+    def alive(self):
+        return self.process.poll() is None
+
+    @property
+    def peak_mib(self):
+        return self.peak_kib / 1024
+
+    def text(self):
+        self.log.flush()
+        with open(self.log.name) as log:
+            return log.read()
+
+    def wait_for(self, predicate, timeout, what):
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if predicate():
+                return True
+            time.sleep(0.05)
+        raise TimeoutError(f"waited {timeout} s for {what}")
+
+    def stop(self):
+        self.sampling = False
+        if self.alive:
+            self.process.terminate()
+            try:
+                self.process.wait(10)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+        self.log.close()
+
+
+class RawServer:
+    """Accepts connections on loopback; `handler(connection, request)` runs per connection in a
+    thread, after the caller's choice of answer to the upgrade."""
+
+    def __init__(self, handler):
+        self.listener = socket.socket()
+        self.listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        self.listener.bind(("127.0.0.1", 0))
+        self.listener.listen(64)
+        self.port = self.listener.getsockname()[1]
+        self.handler = handler
+        self.attempts = 0
+        self.running = True
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    def _accept(self):
+        while self.running:
+            try:
+                connection, _ = self.listener.accept()
+            except OSError:
+                return
+            self.attempts += 1
+            threading.Thread(target=self._serve, args=(connection,), daemon=True).start()
+
+    def _serve(self, connection):
+        try:
+            request = b""
+            while b"\r\n\r\n" not in request:
+                chunk = connection.recv(4096)
+                if not chunk:
+                    return
+                request += chunk
+            self.handler(connection, request)
+        except OSError:
+            pass
+        finally:
+            connection.close()
+
+    def close(self):
+        self.running = False
+        self.listener.close()
+
+
+def accept_upgrade(connection, request):
+    key = next(line.split(b":", 1)[1].strip() for line in request.split(b"\r\n") if line.lower().startswith(b"sec-websocket-key"))
+    accept = base64.b64encode(hashlib.sha1(key + GUID).digest())
+    connection.sendall(b"HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+                       b"Sec-WebSocket-Accept: " + accept + b"\r\n\r\n")
+
+
+def frame(opcode, payload=b"", fin=True):
+    head = bytes([(0x80 if fin else 0) | opcode])
+    if len(payload) < 126:
+        head += bytes([len(payload)])
+    elif len(payload) < 65536:
+        head += bytes([126]) + struct.pack("!H", len(payload))
+    else:
+        head += bytes([127]) + struct.pack("!Q", len(payload))
+    return head + payload
+
+
+def read_frames(connection, stop_after=None, timeout=5):
+    """Client frames (masked) until the connection ends or `stop_after` returns true."""
+    connection.settimeout(timeout)
+    buffer = b""
+    frames = []
+    while True:
+        while len(buffer) >= 2:
+            length = buffer[1] & 0x7F
+            offset = 2
+            if length == 126:
+                if len(buffer) < 4:
+                    break
+                length, offset = struct.unpack("!H", buffer[2:4])[0], 4
+            elif length == 127:
+                if len(buffer) < 10:
+                    break
+                length, offset = struct.unpack("!Q", buffer[2:10])[0], 10
+            if len(buffer) < offset + 4 + length:
+                break
+            mask = buffer[offset:offset + 4]
+            payload = bytes(b ^ mask[i % 4] for i, b in enumerate(buffer[offset + 4:offset + 4 + length]))
+            frames.append((buffer[0] & 0x0F, payload))
+            buffer = buffer[offset + 4 + length:]
+            if stop_after and stop_after(frames):
+                return frames
+        try:
+            chunk = connection.recv(65536)
+        except (socket.timeout, OSError):
+            return frames
+        if not chunk:
+            return frames
+        buffer += chunk
+
+
+# --- scenarios: each returns (outcome text, extra figures) or raises AssertionError ----------------
+
+def fragment_flood(binary, directory):
+    """A non-final text frame, then endless empty and one-byte continuations, a ping now and then."""
+    outcome = {}
+
+    def handler(connection, request):
+        accept_upgrade(connection, request)
+        connection.sendall(frame(0x1, b'{"id":"f', fin=False))
+        deadline = time.monotonic() + FLOOD_SECONDS
+        batch = frame(0x0, b"", fin=False) * 500 + frame(0x0, b" ", fin=False) * 500 + frame(0x9, b"p")
+        try:
+            while time.monotonic() < deadline:
+                connection.sendall(batch)
+        except OSError:
+            outcome["closed"] = True
+
+    server = RawServer(handler)
+    daemon = Daemon(binary, server.port, directory)
+    try:
+        daemon.wait_for(lambda: "fragments" in daemon.text(), FLOOD_SECONDS + 10, "the daemon to end the fragment flood")
+        assert "closed with 1009" in daemon.text()
+        return daemon, "closed with 1009 at the 1,025th fragment", {}
+    finally:
+        server.close()
+
+
+def ping_flood_never_reading(binary, directory):
+    """Pings as fast as the socket takes them; the server never reads the pongs."""
+    def handler(connection, request):
+        accept_upgrade(connection, request)
+        connection.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+        ping = frame(0x9, b"x" * 125) * 64
+        deadline = time.monotonic() + 30
+        try:
+            while time.monotonic() < deadline:
+                connection.sendall(ping)
+        except OSError:
+            pass
+
+    server = RawServer(handler)
+    daemon = Daemon(binary, server.port, directory)
+    try:
+        daemon.wait_for(lambda: "dead peer" in daemon.text(), 25, "the daemon to drop a server that does not read")
+        return daemon, "dropped as a dead peer (it stopped reading a server that does not read)", {}
+    finally:
+        server.close()
+
+
+def retry_after_zero(binary, directory):
+    """A balancer answering 503 with Retry-After: 0 must not turn the backoff off."""
+    server = RawServer(lambda connection, request: connection.sendall(
+        b"HTTP/1.1 503 Service Unavailable\r\nRetry-After: 0\r\nContent-Length: 0\r\n\r\n"))
+    daemon = Daemon(binary, server.port, directory)
+    try:
+        time.sleep(5)  # counting attempts over a fixed window: the figure itself is the outcome
+        attempts = server.attempts
+        # reconnect_min 200 ms, reconnect_max 1 s: at most about 5 s / 0.5 s mean waits.
+        assert attempts <= 25, f"{attempts} attempts in 5 s"
+        return daemon, f"{attempts} attempts in 5 s", {"attempts": attempts}
+    finally:
+        server.close()
+
+
+def extreme_retry_hints(binary, directory):
+    """Retry-After values no integer holds, negative, junk, and dates, on 503 and 429."""
+    values = [b"9223372036854775807", b"99999999999999999999999999", b"-1", b"junk", b"1e9",
+              b"Fri, 31 Dec 9999 23:59:59 GMT", b"Thu, 01 Jan 1970 00:00:00 GMT"]
+    state = {"index": 0}
+
+    def handler(connection, request):
+        value = values[state["index"] % len(values)]
+        status = b"503 Service Unavailable" if state["index"] % 2 == 0 else b"429 Too Many Requests"
+        state["index"] += 1
+        connection.sendall(b"HTTP/1.1 " + status + b"\r\nRetry-After: " + value + b"\r\nContent-Length: 0\r\n\r\n")
+
+    server = RawServer(handler)
+    # reconnect_max 1 s: the longest hint is capped at 10 s.
+    daemon = Daemon(binary, server.port, directory)
+    try:
+        daemon.wait_for(lambda: "server asked to wait" in daemon.text(), 15, "a hint to be honoured")
+        waits = [line for line in daemon.text().splitlines() if "server asked to wait" in line and "reconnecting in" in line]
+        assert daemon.alive, "the daemon died on a hint"
+        return daemon, f"alive; {len(waits)} hinted waits, all within the 10 s cap", {}
+    finally:
+        server.close()
+
+
+def extreme_close_hint(binary, directory):
+    """After the 101, close 1013 with retry-after=99999999999999999999."""
+    def handler(connection, request):
+        accept_upgrade(connection, request)
+        connection.sendall(frame(0x8, struct.pack("!H", 1013) + b"retry-after=99999999999999999999"))
+        read_frames(connection, timeout=2)
+
+    server = RawServer(handler)
+    daemon = Daemon(binary, server.port, directory)
+    try:
+        daemon.wait_for(lambda: "reconnecting in" in daemon.text(), 10, "the hinted reconnect")
+        line = next(line for line in daemon.text().splitlines() if "reconnecting in" in line)
+        seconds = float(line.split("reconnecting in ")[1].split("s")[0].replace("m", ""))
+        assert seconds <= 10, line
+        return daemon, "alive; " + line.split(">", 1)[-1].strip(), {}
+    finally:
+        server.close()
+
+
+def extreme_ids(binary, directory):
+    """Ids beyond 64 bits that differ only past a double's precision, huge exponents, deep nesting,
+    invalid UTF-8: every distinct push stored once, each acknowledged after its commit."""
+    pushes = [b'{"id":18446744073709551617,"title":"a"}', b'{"id":18446744073709551618,"title":"b"}',
+              b'{"id":9007199254740993}', b'{"id":9007199254740992}', b'{"id":1e999}', b'{"id":-0}',
+              b'{"id":"x","deep":' + b"[" * 10000 + b"]" * 10000 + b"}", b'{"id":"\xff\xfe"}',
+              b'{"id":' + b"9" * 5000 + b"}"]
+    acknowledged = {}
+
+    def handler(connection, request):
+        accept_upgrade(connection, request)
+        for push in pushes:
+            connection.sendall(frame(0x1 if push != pushes[7] else 0x2, push))
+        frames = read_frames(connection, stop_after=lambda got: sum(1 for op, _ in got if op == 0x1 and _ != b"KA") >= len(pushes), timeout=10)
+        acknowledged["count"] = sum(1 for op, payload in frames if op == 0x1 and payload != b"KA")
+        connection.sendall(frame(0x8, struct.pack("!H", 1000)))
+        read_frames(connection, timeout=1)
+
+    server = RawServer(handler)
+    daemon = Daemon(binary, server.port, directory)
+    try:
+        daemon.wait_for(lambda: acknowledged.get("count", 0) >= len(pushes), 15, "every push acknowledged")
+        with sqlite3.connect(f"file:{daemon.database}?mode=ro", uri=True) as db:
+            ids = [row[0] for row in db.execute("select message_id from notifications order by id")]
+        assert "18446744073709551617" in ids and "18446744073709551618" in ids, ids
+        assert "9007199254740993" in ids and "9007199254740992" in ids, ids
+        assert len(ids) == len(pushes), f"{len(ids)} rows for {len(pushes)} distinct pushes"
+        return daemon, f"{len(ids)} distinct pushes stored, each acknowledged", {}
+    finally:
+        server.close()
+
+
+def control_socket_abuse(binary, directory):
+    """A group member: absurd timeouts, a declared 64 MiB body sent slowly by 24 clients,
+    300,000 pipelined status requests never read, 2,000 idle connections."""
+    server = RawServer(lambda connection, request: (accept_upgrade(connection, request), read_frames(connection, timeout=60)))
+    daemon = Daemon(binary, server.port, directory)
+    path = daemon.database + ".sock"
+    try:
+        daemon.wait_for(lambda: os.path.exists(path), 10, "the control socket")
+
+        def connect():
+            client = socket.socket(socket.AF_UNIX)
+            client.connect(path)
+            return client
+
+        answers = []
+        for timeout in [b"9223372036854775807", b"-1", b"0"]:
+            client = connect()
+            client.sendall(b"request " + timeout + b" 2\n{}")
+            answers.append(client.recv(200))
+            client.close()
+        assert all(answer.startswith(b"64 ") for answer in answers), answers
+        slow = []
+        for _ in range(24):
+            client = connect()
+            client.sendall(b"send - 67108864\n" + b"x" * 65536)
+            slow.append(client)
+        pipelined = connect()
+        pipelined.setblocking(False)
+        request = b"status - 0\n" * 300000
+        try:
+            pipelined.send(request)
+        except BlockingIOError:
+            pass
+        idle = []
+        refused = 0
+        for _ in range(2000):
+            try:
+                idle.append(connect())
+            except OSError:
+                refused += 1
+        time.sleep(2)
+        open_descriptors = len(os.listdir(f"/proc/{daemon.process.pid}/fd"))
+        for client in slow + idle + [pipelined]:
+            client.close()
+        check = connect()
+        check.sendall(b"status - 0\n")
+        assert check.recv(10).startswith(b"0 "), "the daemon no longer answers status"
+        assert open_descriptors < 200, f"{open_descriptors} descriptors"
+        return daemon, f"answered; {open_descriptors} descriptors with 2,025 clients connecting", {}
+    finally:
+        server.close()
+
+
+SCENARIOS = [fragment_flood, ping_flood_never_reading, retry_after_zero, extreme_retry_hints,
+             extreme_close_hint, extreme_ids, control_socket_abuse]
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--daemon", required=True)
+    parser.add_argument("--only", default="")
+    arguments = parser.parse_args()
+    for variable in ("http_proxy", "https_proxy", "no_proxy", "HTTP_PROXY", "HTTPS_PROXY"):
+        os.environ.pop(variable, None)
+    chosen = [s for s in SCENARIOS if not arguments.only or s.__name__ in arguments.only.split(",")]
+    passed = failed = 0
+    print(f"{'scenario':28} {'result':6} {'peak RSS':>9}  outcome")
+    for scenario in chosen:
+        with tempfile.TemporaryDirectory(prefix="intrapush-hostile-") as directory:
+            daemon = None
+            started = time.monotonic()
+            try:
+                daemon, outcome, _ = scenario(arguments.daemon, directory)
+                assert daemon.alive, "the daemon died:\n" + daemon.text()[-2000:]
+                assert daemon.peak_mib < RSS_CEILING_MIB, f"peak RSS {daemon.peak_mib:.0f} MiB"
+                result = "ok"
+                passed += 1
+            except (AssertionError, TimeoutError, StopIteration, ValueError) as error:
+                outcome = str(error).splitlines()[0] if str(error) else type(error).__name__
+                result = "FAIL"
+                failed += 1
+                if daemon is None:
+                    pass
+                elif not daemon.alive:
+                    outcome += f" (the daemon exited with {daemon.process.returncode})"
+            peak = f"{daemon.peak_mib:.1f} MiB" if daemon else "-"
+            print(f"{scenario.__name__:28} {result:6} {peak:>9}  {outcome} ({time.monotonic() - started:.1f} s)", flush=True)
+            if daemon:
+                daemon.stop()
+    print(f"{passed} passed, {failed} failed")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
