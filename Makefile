@@ -53,7 +53,7 @@ CONFDIR     := $(SYSCONFDIR)/intrapush
 
 DEB        := dist/intrapush_$(VERSION)_$(ARCH).deb
 
-.PHONY: all release debug deps test-deps test swift-test deb-test system-test interop interop-deps demo install deb clean bench-cli bench bench-smoke fleet-sim
+.PHONY: all release debug deps test-deps test swift-test deb-test system-test interop interop-deps demo install deb clean bench-cli bench bench-smoke fleet-sim fuzz fuzz-smoke hostile
 
 all: release
 
@@ -86,10 +86,26 @@ debug: deps
 # keeps working (it times nothing against targets).
 test: test-deps
 	$(MAKE) swift-test
+	$(MAKE) fuzz-smoke
 	$(MAKE) deb-test
 	$(MAKE) system-test
 	$(MAKE) interop
+	$(MAKE) hostile
 	$(MAKE) bench-smoke
+
+# libFuzzer harnesses for every parser of outside input (Fuzz/): FUZZ_TIME seconds each (or
+# FUZZ_HARNESS=name for one); fuzz-smoke runs each briefly from its seeds, in make test.
+FUZZ_TIME ?= 60
+fuzz:
+	Fuzz/run.sh $(FUZZ_TIME) $(FUZZ_HARNESS)
+
+fuzz-smoke:
+	Fuzz/run.sh 8
+
+# A hostile and broken peer (Tests/Hostile): floods, absurd hints and ids, control-socket abuse,
+# against the release daemon, with its peak RSS under each.
+hostile: release
+	python3 Tests/Hostile/hostile.py --daemon $(RELEASE_DIR)/intrapushd
 
 swift-test: deps
 	$(SWIFT) build --build-tests

@@ -73,29 +73,26 @@ struct ControlFrameDecoder: ByteToMessageDecoder {
 
     /// The header's verb, argument and body length, once the limits allow that body.
     private mutating func admit(_ line: String) throws(ControlRefusal) -> (String, String, Int) {
-        let words = line.split(separator: " ", omittingEmptySubsequences: false)
-        guard words.count == 3, !words[2].isEmpty, words[2].utf8.count <= 12,
-            words[2].utf8.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }), let length = Int(words[2])
-        else { throw .unreadable }
+        guard let (verb, argument, length) = ControlRequestHeader.parse(line) else { throw .unreadable }
         let maximumMessageSize = maximumMessageSize()
-        guard let largest = admission.limits.largestBody(of: words[0], maximumMessageSize: maximumMessageSize) else {
+        guard let largest = admission.limits.largestBody(of: verb[...], maximumMessageSize: maximumMessageSize) else {
             throw ControlRefusal(answer: ControlAnswer(
-                status: 64, body: "unknown request \(words[0].prefix(32)); is intrapush the same version as intrapushd?"))
+                status: 64, body: "unknown request \(verb.prefix(32)); is intrapush the same version as intrapushd?"))
         }
         guard length <= largest else {
-            if words[0] == "send" || words[0] == "request" {
+            if verb == "send" || verb == "request" {
                 let refusal = OutboxRefusal.tooLarge(size: length, maximum: maximumMessageSize)
                 throw ControlRefusal(answer: ControlAnswer(status: refusal.exitStatus, body: refusal.message))
             }
             throw ControlRefusal(answer: ControlAnswer(
-                status: 64, body: "the request is \(length) bytes, more than the \(largest) bytes a \(words[0]) request may have"))
+                status: 64, body: "the request is \(length) bytes, more than the \(largest) bytes a \(verb) request may have"))
         }
         guard admission.reserve(length, maximumMessageSize: maximumMessageSize) else {
             throw ControlRefusal(answer: ControlAnswer(
                 status: 75, body: "the daemon is receiving other large requests; nothing was done, try again"))
         }
         reservedBytes = length
-        return (String(words[0]), String(words[1]), length)
+        return (verb, argument, length)
     }
 }
 

@@ -36,16 +36,11 @@ package struct ControlLimits: Sendable {
     /// A `request`'s timeout argument: whole milliseconds from 1 to `longestRequestTimeout`, or
     /// `-` for the configured `request_timeout`. Digits only, so no arithmetic on it can trap.
     func requestTimeout(_ argument: String) -> Result<Duration?, ControlRefusal> {
-        if argument == "-" { return .success(nil) }
-        let longest = longestRequestTimeout.milliseconds
-        guard !argument.isEmpty, argument.utf8.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }),
-            argument.utf8.count <= String(longest).utf8.count, let milliseconds = Int64(argument),
-            (1...longest).contains(milliseconds)
-        else {
+        guard let timeout = ControlRequestHeader.requestTimeout(argument, longestMilliseconds: longestRequestTimeout.milliseconds) else {
             return .failure(ControlRefusal(answer: ControlAnswer(
                 status: 64, body: "the request's timeout must be from 1 ms to \(DurationParser.format(longestRequestTimeout))")))
         }
-        return .success(Duration.milliseconds(milliseconds))
+        return .success(timeout)
     }
 }
 

@@ -1,0 +1,60 @@
+/// The control socket's header and arguments, as any group member may send them.
+func fuzzControlRequest(_ bytes: [UInt8]) {
+    let text = String(decoding: bytes, as: UTF8.self)
+    if let header = ControlRequestHeader.parse(text) {
+        require(header.length >= 0 && header.length < 1_000_000_000_000, "a length of 12 digits at most")
+    }
+    let longest: Int64 = 315_360_000_000
+    if case .some(.some(let timeout)) = ControlRequestHeader.requestTimeout(text, longestMilliseconds: longest) {
+        require(timeout > .zero && timeout <= .milliseconds(longest), "a timeout in range")
+    }
+    if let ids = MarkReadList.parse(text) {
+        require(!ids.isEmpty, "a list has an id")
+    }
+}
+
+/// The proxy's answer to CONNECT: a head, more needed, or refused; never a trap.
+func fuzzProxyResponseHead(_ bytes: [UInt8]) {
+    if case .some(.some(let (head, length))) = try? ProxyResponseHead.parse(bytes) {
+        require((100...599).contains(head.status), "a status in range")
+        require(length <= bytes.count, "the head is in the bytes")
+    }
+}
+
+/// Retry-After values and close reasons: a wait in [0, one day], and the backoff's answer to
+/// it within its cap and never below its own draw.
+func fuzzRetryHint(_ bytes: [UInt8]) {
+    let text = String(decoding: bytes, as: UTF8.self)
+    let backoff = Backoff(minimum: .milliseconds(100), maximum: .seconds(60))
+    for hint in [RetryHint.parseHeader(text, now: 1_795_420_800), RetryHint.parseCloseReason(code: 1013, reason: text)] {
+        guard let hint else { continue }
+        require(hint >= .zero && hint <= RetryHint.longest, "a hint in range")
+        let jitter = Double(bytes.first ?? 0) / 255
+        let wait = backoff.delay(afterHint: hint, attempt: Int(bytes.last ?? 1), hintJitter: jitter, attemptJitter: jitter)
+        require(wait <= .seconds(600), "within ten times reconnect_max")
+        require(wait >= backoff.delay(forAttempt: Int(bytes.last ?? 1), jitter: jitter), "never sooner than the backoff")
+    }
+    _ = RetryHint.imfFixdate(text)
+}
+
+/// rtnetlink messages as the kernel (or anything on the netlink socket) sends them.
+func fuzzNetlink(_ bytes: [UInt8]) {
+    _ = bytes.withUnsafeBytes { NetlinkMessageParser.events(in: $0) }
+}
+
+/// A certificate's names against a host: a match only for an equal name or a one-label wildcard.
+func fuzzServerName(_ bytes: [UInt8]) {
+    let text = String(decoding: bytes, as: UTF8.self)
+    let parts = text.split(separator: "\n", maxSplits: 1).map(String.init)
+    guard parts.count == 2 else { return }
+    if ServerNameCheck.isProven(host: parts[0], byDNSNames: [parts[1]]) {
+        require(!parts[0].isEmpty && (parts[1].lowercased().hasPrefix("*.") || parts[0].lowercased().trimmingSuffix(".") == parts[1].lowercased().trimmingSuffix(".")),
+                "only an equal name or a wildcard proves a host")
+    }
+}
+
+extension String {
+    func trimmingSuffix(_ suffix: String) -> String {
+        hasSuffix(suffix) ? String(dropLast(suffix.count)) : self
+    }
+}

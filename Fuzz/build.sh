@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# Builds .build/fuzz/intrapush-fuzz: the project's parsers of outside input compiled with
+# libFuzzer and AddressSanitizer into one binary, each harness chosen by FUZZ_HARNESS.
+#
+# The parsers are pure Swift and import no SwiftNIO, so they are compiled here directly, as one
+# module: their `import Intrapush…` lines are dropped from copies under .build/fuzz/src. The
+# binary is rebuilt only when one of its sources changed.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+out=.build/fuzz
+sources=(
+    Sources/IntrapushSupport/JSON/*.swift
+    Sources/IntrapushSupport/CivilCalendar.swift
+    Sources/IntrapushSupport/PercentDecoding.swift
+    Sources/IntrapushStore/Push.swift
+    Sources/IntrapushStore/Outbox/OutboxMessage.swift
+    Sources/IntrapushConfiguration/FlatTOML*.swift
+    Sources/IntrapushConfiguration/ConfigurationKey.swift
+    Sources/IntrapushConfiguration/DurationParser.swift
+    Sources/IntrapushConfiguration/HostAndPort.swift
+    Sources/IntrapushConfiguration/HTTPProxy.swift
+    Sources/IntrapushConfiguration/Secret.swift
+    Sources/IntrapushConfiguration/HookCommandLine/*.swift
+    Sources/IntrapushDaemonKit/Push/PushDecoder.swift
+    Sources/IntrapushDaemonKit/Session/RetryHint.swift
+    Sources/IntrapushDaemonKit/Session/Backoff.swift
+    Sources/IntrapushDaemonKit/Control/MarkReadList.swift
+    Sources/IntrapushDaemonKit/Control/ControlRequestHeader.swift
+    Sources/IntrapushDaemonKit/Connection/ProxyResponseHead.swift
+    Sources/IntrapushDaemonKit/Connection/ServerNameCheck.swift
+    Sources/IntrapushDaemonKit/Network/NetlinkMessageParser.swift
+    Sources/IntrapushDaemonKit/Network/NetlinkEvent.swift
+    Fuzz/Harnesses/*.swift
+)
+binary=$out/intrapush-fuzz
+if [[ -x $binary ]] && [[ -z $(find "${sources[@]}" Fuzz/build.sh -newer "$binary" 2>/dev/null) ]]; then
+    exit 0
+fi
+rm -rf "$out/src"
+mkdir -p "$out/src"
+for source in "${sources[@]}"; do
+    # One module: the project's imports of its own modules go; the copy keeps its path in its name.
+    sed '/^import Intrapush/d; /^@testable import Intrapush/d' "$source" >"$out/src/$(echo "$source" | tr / _)"
+done
+echo "building $binary (libFuzzer, AddressSanitizer)"
+# The linker warns about every sanitizer symbol it cannot export: shown only on failure.
+swiftc -sanitize=fuzzer,address -parse-as-library -enable-bare-slash-regex -O -g -package-name intrapush -module-name IntrapushFuzz \
+    -Xcc -fmodule-map-file=Sources/CLinux/module.modulemap -I Sources/CLinux \
+    "$out"/src/*.swift -o "$binary" >"$out/build.log" 2>&1 || { grep -v "Cannot export local symbol" "$out/build.log" >&2; exit 1; }
