@@ -12,6 +12,7 @@ sources=(
     Sources/IntrapushSupport/JSON/*.swift
     Sources/IntrapushSupport/CivilCalendar.swift
     Sources/IntrapushSupport/PercentDecoding.swift
+    Sources/IntrapushSupport/Base64.swift
     Sources/IntrapushStore/Push.swift
     Sources/IntrapushStore/Outbox/OutboxMessage.swift
     Sources/IntrapushConfiguration/FlatTOML*.swift
@@ -28,6 +29,7 @@ sources=(
     Sources/IntrapushDaemonKit/Control/ControlRequestHeader.swift
     Sources/IntrapushDaemonKit/Connection/ProxyResponseHead.swift
     Sources/IntrapushDaemonKit/Connection/ServerNameCheck.swift
+    Sources/IntrapushDaemonKit/Connection/SHA256.swift
     Sources/IntrapushDaemonKit/Network/NetlinkMessageParser.swift
     Sources/IntrapushDaemonKit/Network/NetlinkEvent.swift
     Fuzz/Harnesses/*.swift

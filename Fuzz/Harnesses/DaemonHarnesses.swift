@@ -58,3 +58,17 @@ extension String {
         hasSuffix(suffix) ? String(dropLast(suffix.count)) : self
     }
 }
+
+/// `tls_pins`: base64 decodes only what encodes back to the same bytes, and the SHA-256 of any
+/// input is 32 bytes whose encoding decodes back to them.
+func fuzzTLSPin(_ bytes: [UInt8]) {
+    let text = String(decoding: bytes, as: UTF8.self)
+    if let decoded = Base64.decode(text) {
+        require(Base64.decode(Base64.encode(decoded)) == decoded, "decode(encode(decode(x))) differs")
+        require(decoded.count <= text.utf8.count / 4 * 3, "decoded more bytes than the text can hold")
+    }
+    require(Base64.decode(Base64.encode(bytes)) == bytes, "encode then decode lost bytes")
+    let digest = SHA256.hash(bytes)
+    require(digest.count == 32, "a digest of \(digest.count) bytes")
+    require(Base64.encode(digest).utf8.count == 44, "a pin that is not 44 characters")
+}

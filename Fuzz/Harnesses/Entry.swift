@@ -17,6 +17,7 @@ let harnesses: [String: ([UInt8]) -> Void] = [
     "outbox-message": fuzzOutboxMessage,
     "server-name": fuzzServerName,
     "settings": fuzzSettingValues,
+    "tls-pin": fuzzTLSPin,
 ]
 
 let selected: ([UInt8]) -> Void = {

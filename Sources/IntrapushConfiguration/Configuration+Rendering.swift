@@ -21,6 +21,11 @@ extension Configuration {
         } else {
             lines.append("# tls_cert_file, tls_key_file: unset (no client certificate)")
         }
+        if tlsPins.isEmpty {
+            lines.append("# tls_pins: unset (any key the trust store vouches for)")
+        } else {
+            add("tls_pins", "[" + tlsPins.map { quoted("pin-sha256:" + $0) }.joined(separator: ", ") + "]")
+        }
         if let proxy {
             add("proxy", string: proxy.description)
             if proxy.source != "proxy" { lines.append("# the proxy comes from \(proxy.source) in the environment") }

@@ -18,6 +18,8 @@ package struct Configuration: Sendable, Equatable {
     package var caFile: String?
     /// The certificate and key shown to a server that asks (mutual TLS); `nil`: none.
     package var clientIdentity: ClientIdentity?
+    /// `tls_pins`: the base64 SHA-256 digests of the server keys accepted, `[]` when unset.
+    package var tlsPins: [String]
     /// The HTTP proxy the connection tunnels through (`proxy`, or the environment's); `nil`: direct.
     package var proxy: HTTPProxy?
     /// The URL path with `{client}`, `{org}` and `{token}` placeholders.
@@ -80,6 +82,7 @@ package struct Configuration: Sendable, Equatable {
         tls: Bool = false,
         caFile: String? = nil,
         clientIdentity: ClientIdentity? = nil,
+        tlsPins: [String] = [],
         proxy: HTTPProxy? = nil,
         pathTemplate: String = Defaults.pathTemplate,
         heartbeatInterval: Duration = Defaults.heartbeatInterval,
@@ -117,6 +120,7 @@ package struct Configuration: Sendable, Equatable {
         self.tls = tls
         self.caFile = caFile
         self.clientIdentity = clientIdentity
+        self.tlsPins = tlsPins
         self.proxy = proxy
         self.pathTemplate = pathTemplate
         self.heartbeatInterval = heartbeatInterval

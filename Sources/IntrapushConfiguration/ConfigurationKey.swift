@@ -10,6 +10,7 @@ enum ConfigurationKey: String, CaseIterable, Sendable {
     case caFile = "ca_file"
     case tlsCertFile = "tls_cert_file"
     case tlsKeyFile = "tls_key_file"
+    case tlsPins = "tls_pins"
     case proxy
     case path
     case heartbeatInterval = "heartbeat_interval"

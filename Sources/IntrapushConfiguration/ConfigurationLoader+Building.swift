@@ -1,3 +1,4 @@
+import IntrapushSupport
 extension ConfigurationLoader {
     /// Reads and validates every key, falling back to the default wherever a value is missing or bad.
     func makeConfiguration(reader: inout SettingReader, purpose: Purpose, warnings: inout [String]) -> Configuration {
@@ -54,6 +55,7 @@ extension ConfigurationLoader {
             tls: tls,
             caFile: caFile(reader: &reader, purpose: purpose),
             clientIdentity: clientIdentity(reader: &reader, purpose: purpose, usesTLS: tls, warnings: &warnings),
+            tlsPins: tlsPins(reader: &reader, usesTLS: tls),
             proxy: proxy(reader: &reader, usesTLS: tls, host: host),
             pathTemplate: pathTemplate,
             heartbeatInterval: heartbeatInterval,
@@ -157,6 +159,33 @@ extension ConfigurationLoader {
             return nil
         }
         return name
+    }
+
+    /// `pin-sha256:BASE64` (RFC 7469's pin, as a TOML string): the digests, checked; at least
+    /// two different ones, so that the server's key can be rolled without locking hosts out.
+    private func tlsPins(reader: inout SettingReader, usesTLS: Bool) -> [String] {
+        let example = #"["pin-sha256:BASE64…=", "pin-sha256:BASE64…="]"#
+        guard let items = reader.strings(.tlsPins, example: example) else { return [] }
+        let pins = items.flatMap { $0.split(separator: ",") }.map { String($0.trimmingWhitespace()) }.filter { !$0.isEmpty }
+        guard !pins.isEmpty else { return [] }
+        var digests: [String] = []
+        for (index, pin) in pins.enumerated() {
+            let digest = pin.hasPrefix("pin-sha256:") ? String(pin.dropFirst("pin-sha256:".count)) : ""
+            guard let bytes = Base64.decode(digest), bytes.count == 32 else {
+                reader.report(.tlsPins, "item \(index + 1) is not pin-sha256: followed by the base64 of a SHA-256 digest (44 characters); make one with: openssl x509 -in server.pem -noout -pubkey | openssl pkey -pubin -outform der | openssl dgst -sha256 -binary | base64")
+                return []
+            }
+            // Kept as the canonical encoding, the one the connection compares with: base64 with
+            // stray bits in its last digit decodes to the same digest but spells it differently.
+            let canonical = Base64.encode(bytes)
+            if !digests.contains(canonical) { digests.append(canonical) }
+        }
+        guard digests.count >= 2 else {
+            reader.report(.tlsPins, "needs at least two different pins: the server's key and its next one (or a backup), so that the key can be changed without locking every host out")
+            return []
+        }
+        if !usesTLS { reader.report(.tlsPins, "pins a TLS server's key and needs tls = true") }
+        return digests
     }
 
     /// A string where empty means unset.

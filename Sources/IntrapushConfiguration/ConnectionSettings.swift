@@ -10,6 +10,8 @@ package struct ConnectionSettings: Sendable, Equatable, CustomStringConvertible,
     package var caFile: String?
     /// The client certificate and key for mutual TLS; `nil`: none.
     package var clientIdentity: ClientIdentity?
+    /// `tls_pins` (base64 SHA-256 of a SubjectPublicKeyInfo); empty: no pinning.
+    package var tlsPins: [String]
     /// The HTTP proxy to tunnel through with CONNECT; `nil`: direct.
     package var proxy: HTTPProxy?
     /// TCP connect, TLS handshake and upgrade together.
@@ -58,6 +60,7 @@ extension Configuration {
             endpoint: endpoint,
             caFile: caFile,
             clientIdentity: clientIdentity,
+            tlsPins: tlsPins,
             proxy: proxy,
             connectTimeout: connectTimeout,
             headers: headers.map { $0.expanded(token: token.value) },

@@ -1,4 +1,5 @@
 import IntrapushConfiguration
+import IntrapushSupport
 import NIOCore
 
 /// Opens a tunnel through an HTTP proxy: sends `CONNECT host:port`, waits for a 2xx, then takes
@@ -68,24 +69,5 @@ final class ProxyTunnelHandler: ChannelInboundHandler, RemovableChannelHandler {
 
     func handlerRemoved(context: ChannelHandlerContext) {
         if !isDone { promise.fail(ProxyTunnelError.closed) }
-    }
-}
-
-/// Base64 (RFC 4648) for the `Basic` credentials.
-enum Base64 {
-    static func encode(_ bytes: [UInt8]) -> String {
-        let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".utf8)
-        var output: [UInt8] = []
-        output.reserveCapacity((bytes.count + 2) / 3 * 4)
-        var index = 0
-        while index < bytes.count {
-            let chunk = bytes[index..<min(index + 3, bytes.count)]
-            let value = chunk.enumerated().reduce(UInt32(0)) { $0 | UInt32($1.element) << (16 - 8 * UInt32($1.offset)) }
-            for position in 0..<4 {
-                output.append(position <= chunk.count ? alphabet[Int(value >> (18 - 6 * UInt32(position)) & 0x3F)] : UInt8(ascii: "="))
-            }
-            index += 3
-        }
-        return String(decoding: output, as: UTF8.self)
     }
 }

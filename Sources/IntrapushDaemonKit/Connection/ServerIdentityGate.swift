@@ -1,24 +1,30 @@
+import IntrapushSupport
 import NIOCore
 import NIOSSL
 import NIOTLS
 
 /// Holds every write until the TLS handshake is done and the server's certificate proves the
-/// configured name (`ServerNameCheck`): NIOSSL has verified the chain by then, but its own name
-/// check also takes an IP address SAN or the common name. Nothing, the upgrade request with the
-/// token in its path least of all, reaches a server that has not proven it is the one meant.
+/// configured name (`ServerNameCheck`) and, with `tls_pins`, carries a pinned key: NIOSSL has
+/// verified the chain by then, but its own name check also takes an IP address SAN or the common
+/// name. Nothing, the upgrade request with the token in its path least of all, reaches a server
+/// that has not proven it is the one meant.
 ///
-/// Sits right behind `NIOSSLClientHandler`, only when the host is a DNS name.
+/// Sits right behind `NIOSSLClientHandler`, when the host is a DNS name or pins are set.
 final class ServerIdentityGate: ChannelDuplexHandler, RemovableChannelHandler {
     typealias InboundIn = NIOAny
     typealias OutboundIn = NIOAny
 
-    let host: String
+    /// The configured host when it is a DNS name; `nil` for an IP address, which NIOSSL checks.
+    let host: String?
+    /// Base64 SHA-256 digests of the SubjectPublicKeyInfo the server's certificate may carry.
+    let pins: [String]
     private var held: [(NIOAny, EventLoopPromise<Void>?)] = []
     private var isFlushHeld = false
     private var isOpen = false
 
-    init(host: String) {
+    init(host: String?, pins: [String]) {
         self.host = host
+        self.pins = pins
     }
 
     func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
@@ -33,12 +39,10 @@ final class ServerIdentityGate: ChannelDuplexHandler, RemovableChannelHandler {
 
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
         if let tlsEvent = event as? TLSUserEvent, case .handshakeCompleted = tlsEvent {
-            let names = (try? context.pipeline.syncOperations.handler(type: NIOSSLClientHandler.self))?.peerCertificate
-                .map(Self.dnsNames(of:)) ?? []
-            guard ServerNameCheck.isProven(host: host, byDNSNames: names) else {
-                let error = ServerIdentityError.nameNotProven(host: host, names: names)
-                failHeld(error)
-                context.fireErrorCaught(error)
+            let leaf = (try? context.pipeline.syncOperations.handler(type: NIOSSLClientHandler.self))?.peerCertificate
+            if let refusal = Self.refusal(of: leaf, host: host, pins: pins) {
+                failHeld(refusal)
+                context.fireErrorCaught(refusal)
                 context.close(promise: nil)
                 return
             }
@@ -60,6 +64,18 @@ final class ServerIdentityGate: ChannelDuplexHandler, RemovableChannelHandler {
         for promise in promises { promise.fail(error) }
     }
 
+    /// Why `leaf` does not prove the server, or `nil` when it does.
+    static func refusal(of leaf: NIOSSLCertificate?, host: String?, pins: [String]) -> ServerIdentityError? {
+        if let host {
+            let names = leaf.map(dnsNames(of:)) ?? []
+            guard ServerNameCheck.isProven(host: host, byDNSNames: names) else { return .nameNotProven(host: host, names: names) }
+        }
+        guard !pins.isEmpty else { return nil }
+        let pin = leaf.flatMap { try? $0.extractPublicKey().toSPKIBytes() }.map { Base64.encode(SHA256.hash($0)) }
+        guard let pin, pins.contains(pin) else { return .pinMismatch(pin: pin) }
+        return nil
+    }
+
     static func dnsNames(of certificate: NIOSSLCertificate) -> [String] {
         certificate._subjectAlternativeNames().compactMap { name in
             guard name.nameType == .dnsName else { return nil }
@@ -72,6 +88,7 @@ final class ServerIdentityGate: ChannelDuplexHandler, RemovableChannelHandler {
 struct ServerIdentityError: Error, Equatable, CustomStringConvertible {
     enum Kind: Equatable {
         case nameNotProven
+        case pinMismatch
     }
 
     var kind: Kind
@@ -82,6 +99,13 @@ struct ServerIdentityError: Error, Equatable, CustomStringConvertible {
         return ServerIdentityError(
             kind: .nameNotProven,
             detail: "the server's certificate does not name \(host) (it names \(held)); an IP address or the common name does not prove a name: check host, or have the certificate issued with \(host) as a DNS name")
+    }
+
+    static func pinMismatch(pin: String?) -> Self {
+        let carried = pin.map { "its key's pin is pin-sha256:\($0)" } ?? "its key could not be read"
+        return ServerIdentityError(
+            kind: .pinMismatch,
+            detail: "the server's certificate carries none of the keys in tls_pins (\(carried)); if its key was changed on purpose, add the new pin, else someone else answers for the server")
     }
 
     var description: String { detail }

@@ -38,7 +38,9 @@ extension WebSocketDialer {
             let host = settings.endpoint.host
             let serverHostname = host.isIPAddressLiteral ? nil : host
             try operations.addHandler(NIOSSLClientHandler(context: sslContext, serverHostname: serverHostname))
-            if let serverHostname { try operations.addHandler(ServerIdentityGate(host: serverHostname)) }
+            if serverHostname != nil || !settings.tlsPins.isEmpty {
+                try operations.addHandler(ServerIdentityGate(host: serverHostname, pins: settings.tlsPins))
+            }
         }
         let upgrader = NIOTypedWebSocketClientUpgrader<UpgradeOutcome>(
             maxFrameSize: settings.maxMessageSize,

@@ -27,10 +27,38 @@ extension Integration {
             return (server, port)
         }
 
-        func startDaemon(port: Int, ca: String, in directory: TestDirectory, name: String) throws -> DaemonHandle {
-            try DaemonHandle(
-                directory: directory, serverPort: port, token: "identity-token",
-                extra: ["host": "\"localhost:\(port)\"", "tls": "true", "ca_file": "\"\(ca)\""], name: name)
+        func startDaemon(port: Int, ca: String, pins: [String] = [], in directory: TestDirectory, name: String) throws -> DaemonHandle {
+            var extra = ["host": "\"localhost:\(port)\"", "tls": "true", "ca_file": "\"\(ca)\""]
+            if !pins.isEmpty { extra["tls_pins"] = "[" + pins.map { "\"pin-sha256:\($0)\"" }.joined(separator: ", ") + "]" }
+            return try DaemonHandle(directory: directory, serverPort: port, token: "identity-token", extra: extra, name: name)
+        }
+
+        /// The pin of a certificate's key, as the README says to make it.
+        func pin(of certificate: String, in directory: TestDirectory) async throws -> String {
+            try await shell(
+                "openssl x509 -in '\(certificate)' -noout -pubkey | openssl pkey -pubin -outform der | openssl dgst -sha256 -binary | base64",
+                in: directory)
+        }
+
+        @Test("tls_pins: a server whose key is pinned is reached; one whose key is not is refused in words, nothing sent")
+        func pins() async throws {
+            let directory = try TestDirectory()
+            let pinned = try await makeCertificate("pinned", san: "DNS:localhost", in: directory)
+            let other = try await makeCertificate("other", san: "DNS:localhost", in: directory)
+            let backup = try await makeCertificate("backup", san: "DNS:localhost", in: directory)
+            let pins = [try await pin(of: pinned.certificate, in: directory), try await pin(of: backup.certificate, in: directory)]
+
+            let (good, goodPort) = try startServer(pinned, in: directory, name: "pinned-server")
+            let reached = try startDaemon(port: goodPort, ca: pinned.certificate, pins: pins, in: directory, name: "pinned-daemon")
+            try await eventually("the pinned server to be reached") { reached.log.contains("upgrade refused with HTTP 200") }
+
+            let (bad, badPort) = try startServer(other, in: directory, name: "other-server")
+            let otherDirectory = try TestDirectory()  // a database of its own: one daemon per database
+            let refused = try startDaemon(port: badPort, ca: other.certificate, pins: pins, in: otherDirectory, name: "other-daemon")
+            try await eventually("the refusal to be logged") { refused.log.contains("carries none of the keys in tls_pins") }
+            #expect(refused.log.contains("pin-sha256:\(try await pin(of: other.certificate, in: directory))"), "the server's own pin is named")
+            #expect(!refused.log.contains("HTTP 200"), "the upgrade request reached a server whose key is not pinned")
+            withExtendedLifetime((good, bad)) {}
         }
 
         @Test("a certificate whose only SAN is the connected IP address does not prove the name: nothing is sent, and the log says why")
