@@ -402,8 +402,107 @@ def control_socket_abuse(binary, directory):
         server.close()
 
 
+# --- cases the issue did not list ------------------------------------------------------------------
+
+def endless_upgrade_head(binary, directory):
+    """101, then header lines without end: the head must be refused, not kept."""
+    def handler(connection, request):
+        connection.sendall(b"HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\n")
+        line = b"X-Pad: " + b"a" * 1000 + b"\r\n"
+        deadline = time.monotonic() + FLOOD_SECONDS
+        while time.monotonic() < deadline:
+            connection.sendall(line * 64)
+
+    server = RawServer(handler)
+    daemon = Daemon(binary, server.port, directory)
+    try:
+        daemon.wait_for(lambda: "reconnecting in" in daemon.text(), FLOOD_SECONDS + 10, "the endless head to be refused")
+        lines = daemon.text().splitlines()
+        said = lines[max(0, next(i for i, line in enumerate(lines) if "reconnecting in" in line) - 1)]
+        assert "longer than the 80 KiB" in said, said
+        return daemon, "refused: " + said.split(">", 1)[-1].strip()[:100], {}
+    finally:
+        server.close()
+
+
+def endless_refusal_body(binary, directory):
+    """503 with a body that never ends (declared 10 GB, then sent as fast as it is read)."""
+    def handler(connection, request):
+        connection.sendall(b"HTTP/1.1 503 Service Unavailable\r\nContent-Length: 10000000000\r\n\r\n")
+        chunk = b"z" * 65536
+        deadline = time.monotonic() + FLOOD_SECONDS
+        while time.monotonic() < deadline:
+            connection.sendall(chunk)
+
+    server = RawServer(handler)
+    daemon = Daemon(binary, server.port, directory)
+    try:
+        daemon.wait_for(lambda: "reconnecting in" in daemon.text(), FLOOD_SECONDS + 10, "the refusal to be taken")
+        lines = daemon.text().splitlines()
+        said = lines[max(0, next(i for i, line in enumerate(lines) if "reconnecting in" in line) - 1)]
+        return daemon, "body not read: " + said.split(">", 1)[-1].strip()[:100], {}
+    finally:
+        server.close()
+
+
+def absurd_frame_headers(binary, directory):
+    """A frame declaring 2^63-1 bytes; then, on the next connections, reserved bits, an unknown
+    opcode, a masked server frame and a 126-byte ping: each closes that connection, none more."""
+    bad = [frame(0x1)[:1] + bytes([127]) + struct.pack("!Q", 2**63 - 1) + b"x" * 1000,
+           bytes([0xC1, 0x02]) + b"{}",           # RSV1 without an extension
+           bytes([0x83, 0x00]),                   # opcode 3 is reserved
+           bytes([0x81, 0x82]) + b"abcd" + b"AA",  # servers must not mask
+           bytes([0x89, 0x7E, 0x00, 0x7E]) + b"p" * 126]  # control frames are at most 125 bytes
+    state = {"index": 0}
+
+    def handler(connection, request):
+        accept_upgrade(connection, request)
+        index = state["index"]
+        state["index"] += 1
+        if index < len(bad):
+            connection.sendall(bad[index])
+        else:  # a well-behaved server at last: the daemon must still work
+            connection.sendall(frame(0x1, b'{"id":"after-the-bad-frames"}'))
+        read_frames(connection, timeout=3)
+
+    server = RawServer(handler)
+    daemon = Daemon(binary, server.port, directory)
+    try:
+        def stored():
+            try:
+                with sqlite3.connect(f"file:{daemon.database}?mode=ro", uri=True) as db:
+                    return db.execute("select count(*) from notifications where message_id = 'after-the-bad-frames'").fetchone()[0] == 1
+            except sqlite3.Error:
+                return False
+        daemon.wait_for(stored, 40, "the push after the bad frames to be stored")
+        return daemon, f"each bad frame closed its connection; the push after them stored ({server.attempts} connections)", {}
+    finally:
+        server.close()
+
+
+def slow_upgrade_answer(binary, directory):
+    """The 101 sent one byte a second: connect_timeout (2 s here) ends the attempt."""
+    answers = {"bytes": 0}
+
+    def handler(connection, request):
+        for byte in b"HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\n":
+            connection.sendall(bytes([byte]))
+            answers["bytes"] += 1
+            time.sleep(1)
+
+    server = RawServer(handler)
+    daemon = Daemon(binary, server.port, directory)
+    try:
+        daemon.wait_for(lambda: "reconnecting in" in daemon.text(), 15, "the slow answer to time out")
+        assert answers["bytes"] < 8, f"the daemon waited for {answers['bytes']} bytes, one a second"
+        return daemon, f"gave up after {answers['bytes']} bytes", {}
+    finally:
+        server.close()
+
+
 SCENARIOS = [fragment_flood, ping_flood_never_reading, retry_after_zero, extreme_retry_hints,
-             extreme_close_hint, extreme_ids, control_socket_abuse]
+             extreme_close_hint, extreme_ids, control_socket_abuse,
+             endless_upgrade_head, endless_refusal_body, absurd_frame_headers, slow_upgrade_answer]
 
 
 def main():

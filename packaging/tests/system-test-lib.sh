@@ -73,9 +73,10 @@ restarted_since() {
 # Pipelines end in `grep >/dev/null`, not `grep -q`: under pipefail, a -q that stops reading at
 # the first match kills the writer with SIGPIPE and the pipeline fails though it matched.
 journal_has() { inside journalctl -u intrapush -q --no-pager | grep -F -- "$1" >/dev/null; }
-# integrity_check PATH: SQLite's verdict on the container's database (the host's Python reads it).
 # integrity_check PATH: SQLite's verdict on the container's database, by the container's sqlite3.
 integrity_check() { inside sqlite3 -readonly "$1" 'pragma integrity_check' 2>&1; }
+# listening_on PORT: intrapushd listens on the loopback PORT (the container shares the host's network).
+listening_on() { ss -tlnpH "sport = :$1" | grep -F '"intrapushd"' >/dev/null; }
 stored() { inside intrapush list --json | grep -F "\"$1\"" >/dev/null; }
 
 configure_daemon() {

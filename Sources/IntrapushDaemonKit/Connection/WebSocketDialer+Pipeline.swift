@@ -144,11 +144,22 @@ extension WebSocketDialer {
         if let error = error as? ChannelError, case .connectTimeout = error {
             return .timedOut
         }
+        if let error = error as? HTTPParserError {
+            return .unreachable(describeMalformedAnswer(error))
+        }
         // NIO's upgrade handler reports a connection closed before any HTTP answer this way.
         if let error = error as? ChannelError, error == .inappropriateOperationForState || error == .eof {
             return .unreachable("the server closed the connection during the WebSocket handshake; check host and path")
         }
         return .unreachable(describe(error))
+    }
+
+    /// An answer to the upgrade that is not HTTP as the server should speak it, in words.
+    static func describeMalformedAnswer(_ error: HTTPParserError) -> String {
+        let what = error == .headerOverflow
+            ? "its headers are longer than the 80 KiB a client accepts"
+            : "it is not well-formed HTTP (\(error))"
+        return "the server's answer to the WebSocket upgrade was refused: \(what); check host and path, and any proxy or balancer in front of the server"
     }
 
     /// "cannot resolve push.corp.example (Name or service not known); check host": the resolver's
