@@ -44,6 +44,8 @@ def free_port():
 class Daemon:
     """The release daemon with a config of its own, its RSS sampled every 50 ms."""
 
+    latest = None
+
     def __init__(self, binary, port, directory, extra=""):
         self.directory = directory
         self.database = os.path.join(directory, "notifications.sqlite3")
@@ -58,6 +60,7 @@ class Daemon:
         self.process = subprocess.Popen(
             [binary, "--config", config], env=environment, stdout=self.log, stderr=subprocess.STDOUT)
         self.peak_kib = 0
+        Daemon.latest = self  # a failed scenario still reports the daemon it started
         self.sampling = True
         self.sampler = threading.Thread(target=self._sample, daemon=True)
         self.sampler.start()
@@ -517,7 +520,7 @@ def main():
     print(f"{'scenario':28} {'result':6} {'peak RSS':>9}  outcome")
     for scenario in chosen:
         with tempfile.TemporaryDirectory(prefix="intrapush-hostile-") as directory:
-            daemon = None
+            daemon = Daemon.latest = None
             started = time.monotonic()
             try:
                 daemon, outcome, _ = scenario(arguments.daemon, directory)
@@ -525,13 +528,12 @@ def main():
                 assert daemon.peak_mib < RSS_CEILING_MIB, f"peak RSS {daemon.peak_mib:.0f} MiB"
                 result = "ok"
                 passed += 1
-            except (AssertionError, TimeoutError, StopIteration, ValueError) as error:
+            except (AssertionError, TimeoutError, StopIteration, ValueError, OSError) as error:
                 outcome = str(error).splitlines()[0] if str(error) else type(error).__name__
                 result = "FAIL"
                 failed += 1
-                if daemon is None:
-                    pass
-                elif not daemon.alive:
+                daemon = daemon or Daemon.latest
+                if daemon is not None and not daemon.alive:
                     outcome += f" (the daemon exited with {daemon.process.returncode})"
             peak = f"{daemon.peak_mib:.1f} MiB" if daemon else "-"
             print(f"{scenario.__name__:28} {result:6} {peak:>9}  {outcome} ({time.monotonic() - started:.1f} s)", flush=True)
