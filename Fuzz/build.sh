@@ -23,9 +23,9 @@ sources=(
     Sources/IntrapushConfiguration/Secret.swift
     Sources/IntrapushConfiguration/HookCommandLine/*.swift
     Sources/IntrapushDaemonKit/Push/PushDecoder.swift
-    Sources/IntrapushDaemonKit/Session/RetryHint.swift
-    Sources/IntrapushDaemonKit/Session/Backoff.swift
-    Sources/IntrapushDaemonKit/Control/MarkReadList.swift
+    Sources/IntrapushDaemonKit/Reconnect/RetryHint.swift
+    Sources/IntrapushDaemonKit/Reconnect/Backoff.swift
+    Sources/IntrapushDaemonKit/Storage/MarkReadList.swift
     Sources/IntrapushDaemonKit/Control/ControlRequestHeader.swift
     Sources/IntrapushDaemonKit/Connection/ProxyResponseHead.swift
     Sources/IntrapushDaemonKit/Connection/ServerNameCheck.swift

@@ -10,18 +10,18 @@ import ServiceLifecycle
 ///
 /// `run()` connects to `path`, acknowledges until the server closes the connection, and on
 /// graceful shutdown or cancellation closes it with 1000.
-public struct BenchClient: Service, Sendable {
-    public var server: ServerAddress
+package struct BenchClient: Service, Sendable {
+    package var server: ServerAddress
     /// The request path, usually `/connect/{client}/{org}/{token}` with percent-encoded segments.
-    public var path: String
+    package var path: String
     /// The text of every acknowledgement.
-    public var acknowledgementText: String
+    package var acknowledgementText: String
     let eventLoopGroup: any EventLoopGroup
 
     /// How long the server may take to answer our close frame.
     private static let closeReplyTimeout = TimeAmount.seconds(2)
 
-    public init(
+    package init(
         server: ServerAddress, path: String, acknowledgementText: String = "received message",
         eventLoopGroup: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton
     ) {
@@ -32,11 +32,11 @@ public struct BenchClient: Service, Sendable {
     }
 
     /// The connect path for `org` and `token` of a client named `client`, segments percent-encoded.
-    public static func connectPath(client: String = "bench", org: String, token: String) -> String {
+    package static func connectPath(client: String = "bench", org: String, token: String) -> String {
         "/connect/" + [client, org, token].map(DevServerClient.percentEncoded).joined(separator: "/")
     }
 
-    public func run() async throws {
+    package func run() async throws {
         let channel = try await connect()
         try await withTaskCancellationOrGracefulShutdownHandler {
             try await channel.closeFuture.get()
@@ -49,7 +49,7 @@ public struct BenchClient: Service, Sendable {
     }
 
     /// Runs until the server closes the connection, or until SIGTERM or SIGINT closes it with 1000.
-    public func runUntilTerminated() async throws {
+    package func runUntilTerminated() async throws {
         let group = ServiceGroup(
             services: [self], gracefulShutdownSignals: [.sigterm, .sigint],
             logger: Logger(label: "intrapush-devserver.bench-client"))
@@ -57,7 +57,7 @@ public struct BenchClient: Service, Sendable {
     }
 
     /// Opens the WebSocket; throws when the server refuses the upgrade.
-    public func connect() async throws -> any Channel {
+    package func connect() async throws -> any Channel {
         let server = self.server
         let path = self.path
         let acknowledgementText = self.acknowledgementText

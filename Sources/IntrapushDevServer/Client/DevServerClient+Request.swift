@@ -4,7 +4,7 @@ import NIOPosix
 
 extension DevServerClient {
     /// Sends one request on a new connection and returns the answer, whatever its status.
-    public func send(
+    package func send(
         _ method: HTTPMethod, _ path: String, headers: [String: String] = [:], body: ByteBuffer = ByteBuffer()
     ) async throws -> Response {
         let channel = try await ClientBootstrap(group: eventLoopGroup).connect(host: host, port: port) { channel in

@@ -6,26 +6,26 @@ import Foundation
 import NIOCore
 
 /// What `GET /upstream` reports: the messages the server received from clients' outboxes.
-public struct UpstreamReport: Decodable, Sendable {
-    public struct Message: Decodable, Sendable {
-        public var seq: Int
-        public var connection: Int
-        public var org: String
-        public var id: String
-        public var payload: String
+package struct UpstreamReport: Decodable, Sendable {
+    package struct Message: Decodable, Sendable {
+        package var seq: Int
+        package var connection: Int
+        package var org: String
+        package var id: String
+        package var payload: String
         /// Its row was in the outbox when it arrived (with --verify-database).
-        public var committed: Bool
+        package var committed: Bool
     }
 
-    public var count: Int
-    public var distinct: Int
+    package var count: Int
+    package var distinct: Int
     /// Messages whose row the server could not see in the outbox when they arrived (--verify-database).
-    public var uncommitted: Int
-    public var messages: [Message]
+    package var uncommitted: Int
+    package var messages: [Message]
 }
 
 extension DevServerClient {
-    public func upstream() async throws -> UpstreamReport {
+    package func upstream() async throws -> UpstreamReport {
         let response = try await send(.GET, "/upstream", headers: [:], body: ByteBuffer())
         guard response.status == 200 else {
             throw DevServerError.requestFailed(path: "/upstream", status: response.status, body: response.body)
@@ -35,7 +35,7 @@ extension DevServerClient {
 
     /// `POST /upstream/acks?withhold=…`, `/upstream/echo?on=…` or `/upstream/reply?to=ID` with a body.
     @discardableResult
-    public func upstreamControl(_ path: String, body: String = "") async throws -> String {
+    package func upstreamControl(_ path: String, body: String = "") async throws -> String {
         let response = try await send(.POST, "/upstream/" + path, headers: [:], body: ByteBuffer(string: body))
         guard (200...202).contains(response.status) else {
             throw DevServerError.requestFailed(path: path, status: response.status, body: response.body)

@@ -10,44 +10,44 @@ import NIOPosix
 /// Talks to a running ``DevServer`` over its HTTP API, for tests, the demo and the CLI.
 ///
 /// Each call opens its own HTTP/1.1 connection and closes it after the answer.
-public struct DevServerClient: Sendable {
+package struct DevServerClient: Sendable {
     /// An HTTP answer as received.
-    public struct Response: Sendable {
+    package struct Response: Sendable {
         /// The HTTP status code.
-        public var status: Int
+        package var status: Int
         /// The body, decoded as UTF-8 (JSON for every endpoint of the API).
-        public var body: String
+        package var body: String
     }
 
-    public var host: String
-    public var port: Int
+    package var host: String
+    package var port: Int
     let eventLoopGroup: any EventLoopGroup
 
-    public init(host: String, port: Int, eventLoopGroup: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton) {
+    package init(host: String, port: Int, eventLoopGroup: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton) {
         self.host = host
         self.port = port
         self.eventLoopGroup = eventLoopGroup
     }
 
-    public init(_ address: ServerAddress) {
+    package init(_ address: ServerAddress) {
         self.init(host: address.host, port: address.port)
     }
 
     /// Queues a text push for `org` (the server's default org when `nil`); returns its sequence number.
     @discardableResult
-    public func push(_ body: String, org: String? = nil) async throws -> Int {
+    package func push(_ body: String, org: String? = nil) async throws -> Int {
         try await queue(ByteBuffer(string: body), contentType: "application/json", org: org)
     }
 
     /// Queues a push that is sent as a binary frame; returns its sequence number.
     @discardableResult
-    public func pushBinary(_ bytes: [UInt8], org: String? = nil) async throws -> Int {
+    package func pushBinary(_ bytes: [UInt8], org: String? = nil) async throws -> Int {
         try await queue(ByteBuffer(bytes: bytes), contentType: "application/octet-stream", org: org)
     }
 
     /// Queues `count` generated pushes with ids `<prefix><seq>`; returns their sequence numbers.
     @discardableResult
-    public func burst(count: Int, size: Int = 300, prefix: String = "b-", org: String? = nil) async throws -> Range<Int> {
+    package func burst(count: Int, size: Int = 300, prefix: String = "b-", org: String? = nil) async throws -> Range<Int> {
         var query = "count=\(count)&size=\(size)&prefix=\(Self.percentEncoded(prefix))"
         if let org {
             query += "&org=\(Self.percentEncoded(org))"
@@ -59,7 +59,7 @@ public struct DevServerClient: Sendable {
     /// Starts a steady run: `count` generated pushes with ids `<prefix><seq>`, `rate` per second.
     ///
     /// Returns at once; the latencies show in ``stats()`` as `ackLatencyMicroseconds`.
-    public func steady(count: Int, rate: Int, size: Int = 300, prefix: String = "s-", org: String? = nil) async throws {
+    package func steady(count: Int, rate: Int, size: Int = 300, prefix: String = "s-", org: String? = nil) async throws {
         var query = "count=\(count)&rate=\(rate)&size=\(size)&prefix=\(Self.percentEncoded(prefix))"
         if let org {
             query += "&org=\(Self.percentEncoded(org))"
@@ -67,14 +67,14 @@ public struct DevServerClient: Sendable {
         try await request(.POST, "/push/steady?" + query, expecting: 202)
     }
 
-    public func stats() async throws -> DevServerStats {
+    package func stats() async throws -> DevServerStats {
         try await decode(request(.GET, "/stats", expecting: 200))
     }
 
     /// Sends a control request such as `"close?code=1001"`, `"drop"`, `"silence?on=1"` or
     /// `"reject?status=401"`; `path` may also start with `/control/`.
     @discardableResult
-    public func control(_ path: String) async throws -> String {
+    package func control(_ path: String) async throws -> String {
         let fullPath = path.hasPrefix("/control/") ? path : "/control/" + path
         return try await request(.POST, fullPath, expecting: 200).body
     }
@@ -117,7 +117,7 @@ public struct DevServerClient: Sendable {
     }
 
     /// Percent-encodes everything outside the unreserved characters of RFC 3986.
-    public static func percentEncoded(_ text: String) -> String {
+    package static func percentEncoded(_ text: String) -> String {
         var encoded = ""
         for byte in text.utf8 {
             switch byte {

@@ -10,9 +10,9 @@ import ServiceLifecycle
 ///
 /// Every channel runs on one event loop, which also owns all server state, so nothing is locked.
 /// `run()` serves until graceful shutdown or cancellation; ``shutdown()`` stops it from outside.
-public final class DevServer: Service, Sendable {
+package final class DevServer: Service, Sendable {
     /// The address the server actually listens on, with the port the system chose for port 0.
-    public let localAddress: ServerAddress
+    package let localAddress: ServerAddress
     private let serverChannel: any Channel
     private let hub: NIOLoopBound<Hub>
     private let logger: Logger
@@ -27,7 +27,7 @@ public final class DevServer: Service, Sendable {
     }
 
     /// Starts listening; the server accepts connections from now on, before `run()` is called.
-    public static func bind(
+    package static func bind(
         configuration: DevServerConfiguration,
         logger: Logger = Logger(label: "intrapush-devserver"),
         eventLoop: any EventLoop = MultiThreadedEventLoopGroup.singleton.next()
@@ -56,7 +56,7 @@ public final class DevServer: Service, Sendable {
     }
 
     /// Serves until graceful shutdown or cancellation, then closes every connection and returns.
-    public func run() async throws {
+    package func run() async throws {
         try await withTaskCancellationOrGracefulShutdownHandler {
             try await serverChannel.closeFuture.get()
         } onCancelOrGracefulShutdown: {
@@ -65,14 +65,14 @@ public final class DevServer: Service, Sendable {
     }
 
     /// Runs until SIGTERM or SIGINT, then closes every connection with 1001 and returns.
-    public func runUntilTerminated() async throws {
+    package func runUntilTerminated() async throws {
         let group = ServiceGroup(
             services: [self], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
         try await group.run()
     }
 
     /// Stops listening, closes every connection with 1001 (going away) and waits until done.
-    public func shutdown() async {
+    package func shutdown() async {
         beginShutdown()
         try? await serverChannel.closeFuture.get()
     }

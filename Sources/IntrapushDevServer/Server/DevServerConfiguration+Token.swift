@@ -6,7 +6,7 @@ import Foundation
 
 extension DevServerConfiguration {
     /// Reads a token file as the daemon does: its first line, trailing white space trimmed.
-    public static func readToken(fromFile path: String) throws -> String {
+    package static func readToken(fromFile path: String) throws -> String {
         let contents: Data
         do {
             contents = try Data(contentsOf: URL(filePath: path))

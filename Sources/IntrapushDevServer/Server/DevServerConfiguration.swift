@@ -1,31 +1,31 @@
 /// How a ``DevServer`` listens, which token it accepts and how it treats heartbeats and acknowledgements.
-public struct DevServerConfiguration: Sendable {
+package struct DevServerConfiguration: Sendable {
     /// Where to listen; port 0 asks the system for a free port.
-    public var listenAddress: ServerAddress
+    package var listenAddress: ServerAddress
     /// The only token accepted in `/connect/{client}/{org}/{token}`.
-    public var token: String
+    package var token: String
     /// The org that `POST /push` uses when the request names none.
-    public var defaultOrg: String
+    package var defaultOrg: String
     /// A text frame from a client that equals this is a heartbeat, not an acknowledgement.
-    public var heartbeatText: String
+    package var heartbeatText: String
     /// Whether a heartbeat is sent back to the client, as some servers do.
-    public var echoesHeartbeats: Bool
+    package var echoesHeartbeats: Bool
     /// The acknowledgement the client sends; `{id}` stands for the push's message id.
     ///
     /// Without `{id}` an acknowledgement carries no id and is matched by position alone.
-    public var acknowledgementTemplate: String
+    package var acknowledgementTemplate: String
     /// A database whose `notifications` table must already hold each acknowledged message id.
-    public var verifyDatabasePath: String?
+    package var verifyDatabasePath: String?
     /// The largest frame accepted from a client.
-    public var maximumFrameSize: Int
+    package var maximumFrameSize: Int
     /// The server's acknowledgement of a message from a client's outbox; empty: none.
-    public var upstreamAcknowledgementTemplate: String
+    package var upstreamAcknowledgementTemplate: String
     /// Answer every message from a client with `{"id":…,"echo":…}` (a reply, for tests).
-    public var echoesUpstream: Bool
+    package var echoesUpstream: Bool
     /// On shutdown, close with 1012 (Service Restart) and `retry-after=N` instead of 1001.
-    public var shutdownRetryAfter: Int?
+    package var shutdownRetryAfter: Int?
 
-    public init(
+    package init(
         listenAddress: ServerAddress = ServerAddress(host: "127.0.0.1", port: 8080),
         token: String,
         defaultOrg: String = "acme",

@@ -1,5 +1,5 @@
 /// Why the dev server or its client could not do what was asked.
-public struct DevServerError: Error, CustomStringConvertible {
+package struct DevServerError: Error, CustomStringConvertible {
     private enum Reason {
         case cannotListen(ServerAddress, any Error)
         case notBound
@@ -41,7 +41,7 @@ public struct DevServerError: Error, CustomStringConvertible {
     /// since a connect path carries the token.
     static let upgradeRefused = DevServerError(.upgradeRefused)
 
-    public var description: String {
+    package var description: String {
         switch reason {
         case .cannotListen(let address, let error):
             "cannot listen on \(address): \(error); choose another --listen address or free the port"

@@ -1,44 +1,44 @@
 /// What a ``DevServer`` has seen, as `GET /stats` reports it.
-public struct DevServerStats: Codable, Sendable, Equatable {
+package struct DevServerStats: Codable, Sendable, Equatable {
     /// WebSocket connections accepted since the start.
-    public var connectionsTotal: Int
-    public var connectionsOpen: Int
+    package var connectionsTotal: Int
+    package var connectionsOpen: Int
     /// Upgrade requests answered with 401 or 403.
-    public var upgradesRejected: Int
-    public var heartbeats: Int
+    package var upgradesRejected: Int
+    package var heartbeats: Int
     /// When the last (at most 1000) heartbeats arrived, in milliseconds since the server started.
-    public var heartbeatTimesMilliseconds: [Int]
-    public var pings: Int
-    public var pushesQueued: Int
+    package var heartbeatTimesMilliseconds: [Int]
+    package var pings: Int
+    package var pushesQueued: Int
     /// Frames sent carrying a push, redeliveries included.
-    public var deliveries: Int
+    package var deliveries: Int
     /// Acknowledgement frames received.
-    public var acks: Int
+    package var acks: Int
     /// Distinct pushes acknowledged.
-    public var acked: Int
+    package var acked: Int
     /// Pushes still waiting for an acknowledgement, over all orgs.
-    public var unacked: Int
+    package var unacked: Int
     /// Acknowledgements naming another id than their push's, malformed, or with nothing to acknowledge.
-    public var ackMismatches: Int
+    package var ackMismatches: Int
     /// Acknowledgements whose message id was not yet in the `--verify-database` file.
-    public var acksBeforeCommit: Int
+    package var acksBeforeCommit: Int
     /// Pushes dropped because the client closed with 1009 (message too big).
-    public var droppedTooLarge: Int
+    package var droppedTooLarge: Int
     /// How often clients closed with each close code, keyed by the code in decimal.
-    public var closeCodes: [String: Int]
-    public var lastCloseCode: Int?
+    package var closeCodes: [String: Int]
+    package var lastCloseCode: Int?
     /// When the server started, in microseconds of the system's monotonic clock (`CLOCK_MONOTONIC`,
     /// as Python's `time.monotonic_ns() // 1000`); the other `_us` times count from here.
-    public var startedMonotonicMicroseconds: Int
+    package var startedMonotonicMicroseconds: Int
     /// When the latest acknowledgement was read, in microseconds since the start.
-    public var lastAckMicroseconds: Int?
+    package var lastAckMicroseconds: Int?
     /// When each WebSocket connection was opened (upgraded), in microseconds since the start;
     /// the latest 10,000.
-    public var connectionTimesMicroseconds: [Int]
+    package var connectionTimesMicroseconds: [Int]
     /// Flush→acknowledgement latencies of the pushes of the latest steady run (`POST /push/steady`).
-    public var ackLatencyMicroseconds: LatencySummary
+    package var ackLatencyMicroseconds: LatencySummary
 
-    public init(
+    package init(
         connectionsTotal: Int = 0, connectionsOpen: Int = 0, upgradesRejected: Int = 0,
         heartbeats: Int = 0, heartbeatTimesMilliseconds: [Int] = [], pings: Int = 0,
         pushesQueued: Int = 0, deliveries: Int = 0, acks: Int = 0, acked: Int = 0, unacked: Int = 0,
@@ -89,7 +89,7 @@ public struct DevServerStats: Codable, Sendable, Equatable {
         case ackLatencyMicroseconds = "ack_latency_us"
     }
 
-    public func encode(to encoder: any Encoder) throws {
+    package func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(connectionsTotal, forKey: .connectionsTotal)
         try container.encode(connectionsOpen, forKey: .connectionsOpen)

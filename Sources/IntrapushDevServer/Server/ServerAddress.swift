@@ -1,15 +1,15 @@
 /// A host and TCP port written as `HOST:PORT`, with IPv6 hosts in brackets (`[::1]:8080`).
-public struct ServerAddress: Sendable, Hashable, CustomStringConvertible {
-    public var host: String
-    public var port: Int
+package struct ServerAddress: Sendable, Hashable, CustomStringConvertible {
+    package var host: String
+    package var port: Int
 
-    public init(host: String, port: Int) {
+    package init(host: String, port: Int) {
         self.host = host
         self.port = port
     }
 
     /// Parses `HOST:PORT`; returns `nil` when the port is missing or outside 0…65535.
-    public init?(parsing text: String) {
+    package init?(parsing text: String) {
         let host: Substring
         let portText: Substring
         if text.hasPrefix("[") {
@@ -27,7 +27,7 @@ public struct ServerAddress: Sendable, Hashable, CustomStringConvertible {
         self.init(host: String(host), port: port)
     }
 
-    public var description: String {
+    package var description: String {
         host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)"
     }
 }

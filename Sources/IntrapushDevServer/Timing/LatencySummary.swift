@@ -3,14 +3,14 @@
 ///
 /// Percentiles are nearest-rank: `p50` is the smallest sample that at least half of all samples
 /// do not exceed. Every figure is 0 while `count` is 0.
-public struct LatencySummary: Codable, Sendable, Equatable {
-    public var count: Int
-    public var p50: Int
-    public var p90: Int
-    public var p99: Int
-    public var max: Int
+package struct LatencySummary: Codable, Sendable, Equatable {
+    package var count: Int
+    package var p50: Int
+    package var p90: Int
+    package var p99: Int
+    package var max: Int
 
-    public init(count: Int = 0, p50: Int = 0, p90: Int = 0, p99: Int = 0, max: Int = 0) {
+    package init(count: Int = 0, p50: Int = 0, p90: Int = 0, p99: Int = 0, max: Int = 0) {
         self.count = count
         self.p50 = p50
         self.p90 = p90
@@ -19,7 +19,7 @@ public struct LatencySummary: Codable, Sendable, Equatable {
     }
 
     /// Summarises samples given in any order.
-    public init(samples: [Int]) {
+    package init(samples: [Int]) {
         guard !samples.isEmpty else {
             self.init()
             return
