@@ -36,17 +36,22 @@ let package = Package(
         // state, retention pruning. The daemon writes through it; the CLI reads (and writes only
         // when no daemon runs to do it).
         .target(name: "IntrapushStore", dependencies: ["CSQLite", "CIntrapushSearch", "CLinux", "IntrapushSupport"]),
-        // The CLI's side: queries, follow, marks, tables, JSON, CSV and the status report.
-        .target(name: "IntrapushQuery", dependencies: ["IntrapushStore", "IntrapushConfiguration", "IntrapushSupport"]),
+        // What the daemon and the programs beside it share, without NIO: the control socket's
+        // protocol (both ends), the notification record a hook and the CLI read, the status report
+        // and the read-only view of the database it is gathered from, the outbox's submission rules.
+        .target(name: "IntrapushInterface", dependencies: ["IntrapushStore", "IntrapushConfiguration", "IntrapushSupport"]),
+        // The CLI's side: queries, follow, marks, tables, JSON, CSV and the status report's text.
+        .target(
+            name: "IntrapushQuery",
+            dependencies: ["IntrapushInterface", "IntrapushStore", "IntrapushConfiguration", "IntrapushSupport"]),
         // The daemon's kit: the session and its machines, the NIO connection, network awareness,
-        // hooks, systemd, and the services that wire them. A hook reads a notification as the
-        // CLI's JSON record, hence IntrapushQuery.
+        // hooks, systemd, and the services that wire them.
         .target(
             name: "IntrapushDaemonKit",
             dependencies: [
+                "IntrapushInterface",
                 "IntrapushStore",
                 "IntrapushConfiguration",
-                "IntrapushQuery",
                 "IntrapushSupport",
                 "CSystemd",
                 "CLinux",
@@ -89,6 +94,7 @@ let package = Package(
             name: "intrapush",
             dependencies: [
                 "IntrapushQuery",
+                "IntrapushInterface",
                 "IntrapushStore",
                 "IntrapushConfiguration",
                 "IntrapushSupport",
@@ -109,7 +115,7 @@ let package = Package(
             name: "UnitTests",
             dependencies: [
                 "IntrapushDaemonKit", "IntrapushQuery", "IntrapushStore", "IntrapushConfiguration", "IntrapushSupport",
-                "IntrapushFleetSimulation",
+                "IntrapushInterface", "IntrapushFleetSimulation",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOEmbedded", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -119,12 +125,13 @@ let package = Package(
                 .product(name: "TOMLKit", package: "TOMLKit"),
             ]
         ),
+        .testTarget(name: "IntrapushInterfaceTests", dependencies: ["IntrapushInterface", "IntrapushStore"]),
         .testTarget(name: "IntrapushDevServerTests", dependencies: ["IntrapushDevServer"]),
         .testTarget(
             name: "IntegrationTests",
             dependencies: [
                 "IntrapushDaemonKit", "IntrapushQuery", "IntrapushStore", "IntrapushConfiguration", "IntrapushSupport",
-                "IntrapushDevServer", .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                "IntrapushInterface", "IntrapushDevServer", .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             ]
         ),
     ]

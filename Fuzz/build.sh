@@ -10,7 +10,8 @@ cd "$(dirname "$0")/.."
 out=.build/fuzz
 sources=(
     Sources/IntrapushSupport/JSON/*.swift
-    Sources/IntrapushSupport/CivilCalendar.swift
+    Sources/IntrapushSupport/Time/CivilCalendar.swift
+    Sources/IntrapushSupport/Time/WallClock.swift
     Sources/IntrapushSupport/PercentDecoding.swift
     Sources/IntrapushSupport/Base64.swift
     Sources/IntrapushStore/Push.swift
@@ -25,8 +26,9 @@ sources=(
     Sources/IntrapushDaemonKit/Push/PushDecoder.swift
     Sources/IntrapushDaemonKit/Reconnect/RetryHint.swift
     Sources/IntrapushDaemonKit/Reconnect/Backoff.swift
-    Sources/IntrapushDaemonKit/Storage/MarkReadList.swift
-    Sources/IntrapushDaemonKit/Control/ControlRequestHeader.swift
+    Sources/IntrapushInterface/Control/MarkReadList.swift
+    Sources/IntrapushInterface/Control/ControlRequestHeader.swift
+    Sources/IntrapushInterface/Control/ControlAnswer.swift
     Sources/IntrapushDaemonKit/Connection/ProxyResponseHead.swift
     Sources/IntrapushDaemonKit/Connection/ServerNameCheck.swift
     Sources/IntrapushDaemonKit/Connection/SHA256.swift

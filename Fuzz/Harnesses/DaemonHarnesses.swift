@@ -10,6 +10,11 @@ func fuzzControlRequest(_ bytes: [UInt8]) {
     }
     if let ids = MarkReadList.parse(text) {
         require(!ids.isEmpty, "a list has an id")
+        require(MarkReadList.parse(ids.map(String.init).joined(separator: " ")) == ids, "the ids do not survive a round trip")
+    }
+    // The CLI's side: any bytes from the socket are an answer, more to wait for, or nothing.
+    if let answer = ControlAnswer.parse(bytes) {
+        require(Array(answer.encoded.suffix(answer.body.utf8.count)) == Array(answer.body.utf8), "an answer that does not encode back")
     }
 }
 

@@ -1,3 +1,4 @@
+import IntrapushInterface
 import IntrapushStore
 /// Which notifications `list`, `count` and `export` select, and in what order.
 package struct NotificationQuery: Sendable, Equatable {

@@ -1,3 +1,4 @@
+import IntrapushInterface
 import Dispatch
 #if canImport(Glibc)
 import Glibc

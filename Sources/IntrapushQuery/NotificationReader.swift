@@ -1,44 +1,19 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import IntrapushInterface
 import IntrapushStore
 
-/// Read-only access to the daemon's database for the CLI.
-///
-/// Opens the file with `SQLITE_OPEN_READONLY`: a WAL reader never blocks the daemon's writes, and
-/// the daemon never blocks it. Each query runs in its own read transaction, so it sees everything
-/// committed before it started. Not thread-safe, like the connection it wraps.
+/// The CLI's reads of notifications: lists, counts, searches, `follow`'s next rows, over the
+/// read-only `DatabaseReader` every program beside the daemon uses.
 package final class NotificationReader {
-    package let path: String
-    let connection: SQLiteConnection
+    package let database: DatabaseReader
+    package var path: String { database.path }
+    var connection: SQLiteConnection { database.connection }
 
-    /// Opens `path` read-only and checks that this build understands its schema.
-    ///
-    /// - Throws: `DatabaseError` when the file cannot be opened or is not a database;
-    ///   `SchemaVersionError` when a newer intrapush wrote it; `UninitializedDatabaseError` when no
-    ///   daemon has created the tables yet.
+    /// Opens `path` read-only (see `DatabaseReader.init`).
     package init(path: String, busyTimeout: Duration = .milliseconds(2000)) throws {
-        self.path = path
-        var connection = try SQLiteConnection(path: path, mode: .readOnly, busyTimeout: busyTimeout)
-        var version: Int
-        do {
-            version = try Schema.migrator.checkVersion(of: connection)
-        } catch let error as DatabaseError where (error.isReadOnly || error.isCannotOpen) && Self.isIdle(path) {
-            // A WAL reader needs the -shm file, and creating it needs write access to the
-            // directory, which a member of the intrapush group lacks once the daemon has stopped
-            // and removed its -wal and -shm. Then every commit is in the main file and no one
-            // writes it: reading it as immutable is exact.
-            connection = try SQLiteConnection(path: path, mode: .readOnlyImmutable, busyTimeout: busyTimeout)
-            version = try Schema.migrator.checkVersion(of: connection)
-        }
-        self.connection = connection
-        guard version >= 1 else { throw UninitializedDatabaseError(path: path) }
-        try connection.registerFunctions()
-    }
-
-    /// No `-wal` file: no writer has the database open, and the main file holds every commit.
-    private static func isIdle(_ path: String) -> Bool {
-        access(path + "-wal", F_OK) != 0 && errno == ENOENT
+        database = try DatabaseReader(path: path, busyTimeout: busyTimeout)
     }
 
     private var isMapped = false
@@ -87,19 +62,9 @@ package final class NotificationReader {
         return try integer("SELECT count(*) FROM notifications" + filter, values)
     }
 
-    /// The number of unread notifications, in time proportional to the SMALLER of the read and the
-    /// unread sets: `count(*)` of the whole table is cheap (SQLite counts b-tree cells without
-    /// reading rows), so when few are unread they are counted, and when few are read,
-    /// unread = all − read. A million unread rows cost ~40 ms to count directly.
-    ///
-    /// - Parameter total: the number of rows, when the caller has counted them already.
+    /// The number of unread notifications (see `DatabaseReader.countUnread`).
     package func countUnread(ofTotal total: Int64? = nil) throws -> Int64 {
-        let total = try total ?? integer("SELECT count(*) FROM notifications")
-        let half = total / 2
-        let read = try integer(
-            "SELECT count(*) FROM (SELECT 1 FROM notifications WHERE read_at IS NOT NULL LIMIT ?)", [.integer(half + 1)])
-        if read <= half { return total - read }
-        return try integer("SELECT count(*) FROM notifications WHERE read_at IS NULL")
+        try database.countUnread(ofTotal: total)
     }
 
     /// The notification with this local id, `nil` when there is none.
@@ -118,14 +83,10 @@ package final class NotificationReader {
     }
 
     /// The highest id stored, 0 when the table is empty.
-    package func latestID() throws -> Int64 {
-        try integer("SELECT coalesce(max(id), 0) FROM notifications")
-    }
+    package func latestID() throws -> Int64 { try database.latestID() }
 
     /// The daemon's live state; `nil` when no daemon has written it yet.
-    package func liveState() throws -> LiveState? {
-        try LiveState.read(from: connection)
-    }
+    package func liveState() throws -> LiveState? { try database.liveState() }
 
     func integer(_ sql: String, _ values: [SQLValue] = []) throws -> Int64 {
         let statement = try connection.prepare(sql)

@@ -1,5 +1,6 @@
 import ArgumentParser
 import IntrapushQuery
+import IntrapushInterface
 import IntrapushSupport
 
 struct ExportCommand: ParsableCommand {

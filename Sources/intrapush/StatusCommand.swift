@@ -1,6 +1,7 @@
 import ArgumentParser
 import IntrapushConfiguration
 import IntrapushQuery
+import IntrapushInterface
 import IntrapushSupport
 
 struct StatusCommand: ParsableCommand {
@@ -29,7 +30,7 @@ struct StatusCommand: ParsableCommand {
         let reader = try DatabaseOptions.openReader(at: found.path)
         let daemon = StatusReport.askDaemon(socketPath: Configuration.controlSocket(forDatabase: found.path))
         let report = try querying(reader) {
-            try StatusReport.gather(reader: reader, now: WallClock.nowMilliseconds(), daemon: daemon)
+            try StatusReport.gather(reader: reader.database, now: WallClock.nowMilliseconds(), daemon: daemon)
         }
         let output = StandardOutput()
         output.write(json ? report.json() : report.text(useColor: Terminal.usesColor(1, environment: ProcessEnvironment.current)))

@@ -1,4 +1,5 @@
 import Foundation
+@testable import IntrapushInterface
 import IntrapushConfiguration
 import Testing
 

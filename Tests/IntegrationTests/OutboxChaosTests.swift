@@ -1,6 +1,7 @@
 import Foundation
 import IntrapushConfiguration
 import IntrapushQuery
+@testable import IntrapushInterface
 import IntrapushStore
 import NIOConcurrencyHelpers
 import Testing

@@ -1,10 +1,8 @@
+import IntrapushInterface
 import IntrapushStore
 import NIOCore
 
-/// One request on the control socket: a header line `VERB ARGUMENT LENGTH`, then LENGTH bytes.
-///
-/// The answer has the same shape: `STATUS LENGTH`, then LENGTH bytes, STATUS being the exit
-/// status the CLI takes (0, or sysexits(3)). README "How the CLI reaches the daemon" describes both.
+/// One request on the control socket, as `ControlRequestHeader` (IntrapushInterface) defines it.
 struct ControlFrame: Equatable {
     var verb: String
     var argument: String
@@ -26,8 +24,6 @@ struct ControlRefusal: Error, Equatable {
 struct ControlFrameDecoder: ByteToMessageDecoder {
     typealias InboundOut = ControlFrame
 
-    static let longestHeader = 256
-
     let admission: ControlAdmission
     /// `max_message_size` now (a reload may change it).
     let maximumMessageSize: () -> Int
@@ -46,8 +42,8 @@ struct ControlFrameDecoder: ByteToMessageDecoder {
             return .needMoreData
         }
         if header == nil {
-            guard let newline = buffer.readableBytesView.prefix(Self.longestHeader + 1).firstIndex(of: UInt8(ascii: "\n")) else {
-                if buffer.readableBytes > Self.longestHeader { throw ControlRefusal.unreadable }
+            guard let newline = buffer.readableBytesView.prefix(ControlRequestHeader.longest + 1).firstIndex(of: UInt8(ascii: "\n")) else {
+                if buffer.readableBytes > ControlRequestHeader.longest { throw ControlRefusal.unreadable }
                 return .needMoreData
             }
             let line = buffer.readString(length: newline - buffer.readerIndex) ?? ""
@@ -96,17 +92,8 @@ struct ControlFrameDecoder: ByteToMessageDecoder {
     }
 }
 
-/// The answer to one request.
-struct ControlAnswer: Equatable {
-    var status: Int32
-    var body: String
-
-    static func ok(_ body: String) -> Self { ControlAnswer(status: 0, body: body) }
-
+extension ControlAnswer {
     func encoded(allocator: ByteBufferAllocator) -> ByteBuffer {
-        var buffer = allocator.buffer(capacity: body.utf8.count + 16)
-        buffer.writeString("\(status) \(body.utf8.count)\n")
-        buffer.writeString(body)
-        return buffer
+        allocator.buffer(bytes: encoded)
     }
 }

@@ -1,4 +1,4 @@
-import IntrapushQuery
+import IntrapushInterface
 import IntrapushStore
 import IntrapushSupport
 import Logging
@@ -117,7 +117,7 @@ final class ControlRequestHandler: ChannelInboundHandler {
         }
         return outbox.queue(submission).map { result in
             switch result {
-            case .success(let rowID): .ok("\(rowID) \(submission.message.id)")
+            case .success(let rowID): .ok(ControlBodies.queued(rowID: rowID, messageID: submission.message.id))
             case .failure(let refusal): ControlAnswer(status: refusal.exitStatus, body: refusal.message)
             }
         }.recover { [logger] error in
@@ -129,9 +129,8 @@ final class ControlRequestHandler: ChannelInboundHandler {
     /// The body is `all`, or ids separated by spaces, read on the store thread: a long list
     /// must not hold up the event loop.
     private func markRead(_ body: String) -> EventLoopFuture<ControlAnswer> {
-        outbox.markRead(list: body == "all" ? nil : body).map { outcome in
-            let missing = outcome.missing.map(String.init).joined(separator: " ")
-            return .ok("\(outcome.marked) \(outcome.alreadyRead) \(outcome.receipts)\n\(missing)")
+        outbox.markRead(list: body == ControlBodies.markReadRequest(ids: nil) ? nil : body).map { outcome in
+            .ok(ControlBodies.markReadAnswer(outcome))
         }.recover { [logger] error in
             if error is MarkReadList.Malformed { return ControlAnswer(status: 64, body: "expected notification ids or all") }
             logger.error("could not mark notifications read", metadata: ["error": "\(error)"])

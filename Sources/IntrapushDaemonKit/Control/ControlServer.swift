@@ -1,7 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
-import IntrapushQuery
+import IntrapushInterface
 import IntrapushStore
 import Logging
 import NIOCore

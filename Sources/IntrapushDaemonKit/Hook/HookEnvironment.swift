@@ -1,4 +1,4 @@
-import IntrapushQuery
+import IntrapushInterface
 /// The environment a hook runs in: an allow-list of the daemon's own (what a program needs to
 /// run and reach the desktop, and the operator's `INTRAPUSH_HOOK_*`), plus the notification's
 /// `INTRAPUSH_ID`, `INTRAPUSH_MESSAGE_ID`, `INTRAPUSH_TITLE` and `INTRAPUSH_BODY`.

@@ -1,5 +1,5 @@
 import IntrapushConfiguration
-import IntrapushQuery
+import IntrapushInterface
 import IntrapushStore
 import IntrapushSupport
 import Logging

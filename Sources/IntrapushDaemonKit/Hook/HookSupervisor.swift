@@ -4,7 +4,7 @@ import NIOConcurrencyHelpers
 import Glibc
 #endif
 import IntrapushConfiguration
-import IntrapushQuery
+import IntrapushInterface
 import IntrapushSupport
 
 /// The hook thread's loop: starts what `submit` handed over, sleeps in poll(2) on the wake-up

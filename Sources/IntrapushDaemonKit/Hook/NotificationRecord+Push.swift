@@ -1,4 +1,4 @@
-import IntrapushQuery
+import IntrapushInterface
 import IntrapushStore
 extension NotificationRecord {
     /// The row a push just became: what `intrapush list --json` will print for it, unread.

@@ -1,7 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
-import IntrapushQuery
+import IntrapushInterface
 import IntrapushStore
 import IntrapushSupport
 import Logging
@@ -55,7 +55,7 @@ package final class MetricsExporter: Sendable {
     }
 
     func renderNow() throws -> [UInt8] {
-        let reader = try NotificationReader(path: databasePath)
+        let reader = try DatabaseReader(path: databasePath)
         let report = try StatusReport.gather(reader: reader, now: WallClock.nowMilliseconds(), daemon: .state(liveState()))
         return metrics.render(report)
     }

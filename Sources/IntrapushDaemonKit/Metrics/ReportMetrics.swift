@@ -1,4 +1,4 @@
-import IntrapushQuery
+import IntrapushInterface
 import IntrapushStore
 import Prometheus
 

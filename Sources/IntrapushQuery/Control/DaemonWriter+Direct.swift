@@ -1,3 +1,4 @@
+import IntrapushInterface
 import IntrapushConfiguration
 import IntrapushStore
 import IntrapushSupport

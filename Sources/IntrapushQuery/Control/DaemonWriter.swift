@@ -1,3 +1,4 @@
+import IntrapushInterface
 import IntrapushConfiguration
 import IntrapushStore
 import IntrapushSupport
@@ -31,14 +32,13 @@ package struct DaemonWriter {
 
     /// Queues a message (or a request) for the server; returns once it is committed.
     package func queue(_ text: String, kind: OutboxKind, timeout: Duration?) throws(CommandFailure) -> Queued {
-        let argument = timeout.map { String($0.milliseconds) } ?? "-"
+        let argument = ControlRequestHeader.timeoutArgument(timeout)
         switch try call(verb: kind == .request ? "request" : "send", argument: argument, body: text) {
         case .answered(let body):
-            let words = body.split(separator: " ", maxSplits: 1)
-            guard words.count == 2, let rowID = Int64(words[0]) else {
+            guard let (rowID, messageID) = ControlBodies.parseQueued(body) else {
                 throw CommandFailure(.ioError, "the daemon's answer could not be read: \(body)")
             }
-            return Queued(rowID: rowID, messageID: String(words[1]), route: .daemon)
+            return Queued(rowID: rowID, messageID: messageID, route: .daemon)
         case .notRunning:
             return try queueDirectly(text, kind: kind, timeout: timeout)
         }
@@ -46,14 +46,12 @@ package struct DaemonWriter {
 
     /// Marks notifications read (nil: all) and queues their receipts.
     package func markRead(ids: [Int64]?) throws(CommandFailure) -> (NotificationMarker.Outcome, Route) {
-        let body = ids.map { $0.map(String.init).joined(separator: " ") } ?? "all"
-        switch try call(verb: "mark-read", body: body) {
+        switch try call(verb: "mark-read", body: ControlBodies.markReadRequest(ids: ids)) {
         case .answered(let text):
-            let lines = text.split(separator: "\n", maxSplits: 1, omittingEmptySubsequences: false)
-            let counts = lines.first?.split(separator: " ").compactMap { Int($0) } ?? []
-            guard counts.count == 3 else { throw CommandFailure(.ioError, "the daemon's answer could not be read: \(text)") }
-            let missing = lines.count > 1 ? lines[1].split(separator: " ").compactMap { Int64($0) } : []
-            return (NotificationMarker.Outcome(marked: counts[0], alreadyRead: counts[1], missing: missing, receipts: counts[2]), .daemon)
+            guard let outcome = ControlBodies.parseMarkReadAnswer(text) else {
+                throw CommandFailure(.ioError, "the daemon's answer could not be read: \(text)")
+            }
+            return (outcome, .daemon)
         case .notRunning:
             return (try markReadDirectly(ids: ids), .direct)
         }

@@ -1,3 +1,4 @@
+import IntrapushInterface
 /// `intrapush follow`: prints each notification as soon as the daemon has committed it.
 ///
 /// inotify reports the daemon's write to the WAL, but a reader sees the rows only once the daemon

@@ -72,16 +72,7 @@ extension NotificationReader {
     }
 
     /// How many messages wait for delivery, and when the oldest was queued.
-    package func outboxBacklog() throws -> (waiting: Int64, oldestQueuedAt: Int64?) {
-        guard try hasOutbox() else { return (0, nil) }
-        let statement = try connection.prepare(
-            "SELECT count(*), min(queued_at) FROM outbox WHERE state IN ('queued', 'sent')")
-        _ = try statement.step()
-        return (statement.int64(at: 0), statement.optionalInt64(at: 1))
-    }
+    package func outboxBacklog() throws -> (waiting: Int64, oldestQueuedAt: Int64?) { try database.outboxBacklog() }
 
-    /// A database an older daemon made has no outbox: nothing waits.
-    private func hasOutbox() throws -> Bool {
-        try Schema.migrator.checkVersion(of: connection) >= 4
-    }
+    private func hasOutbox() throws -> Bool { try database.hasOutbox() }
 }

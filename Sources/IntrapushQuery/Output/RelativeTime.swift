@@ -1,3 +1,4 @@
+import IntrapushSupport
 /// How long ago (or how far ahead) an instant is, in the largest whole unit, for table cells.
 package enum RelativeTime {
     /// "just now" (under 1 s either way), "45 s ago", "3 min ago", "2 h ago", "5 d ago", "3 w ago";

@@ -1,3 +1,5 @@
+import IntrapushSupport
+import IntrapushInterface
 /// Renders notifications for people: `list` as an aligned table, `follow` one line each, `show`
 /// as a record. Machine formats live on `NotificationRecord` (`appendJSONLine`, `appendCSVRecord`).
 package struct NotificationFormatter: Sendable {

@@ -1,3 +1,4 @@
+import IntrapushInterface
 import IntrapushSupport
 extension StatusReport {
     /// `status --json`: one object; times RFC 3339 like `--json` elsewhere, absent ones null.

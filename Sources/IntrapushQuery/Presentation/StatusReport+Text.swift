@@ -1,3 +1,5 @@
+import IntrapushSupport
+import IntrapushInterface
 import IntrapushStore
 extension StatusReport {
     /// The human report: a headline that answers "is it working?", then one field per line.

@@ -1,3 +1,4 @@
+@testable import IntrapushInterface
 import IntrapushStore
 
 /// Reads the daemon's database through a separate read-only SQLite connection.

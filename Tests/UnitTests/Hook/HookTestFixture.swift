@@ -5,6 +5,7 @@ import NIOConcurrencyHelpers
 @testable import IntrapushConfiguration
 @testable import IntrapushDaemonKit
 @testable import IntrapushQuery
+@testable import IntrapushInterface
 
 /// A temporary folder for hook scripts and what they record, removed on release.
 final class HookTestFixture {

@@ -1,7 +1,8 @@
-import IntrapushSupport
+@testable import IntrapushSupport
 import Testing
 
 @testable import IntrapushQuery
+@testable import IntrapushInterface
 
 @Suite("Time arguments: RFC 3339, dates, ages")
 struct TimeArgumentOutputTests {

@@ -4,7 +4,9 @@ import Glibc
 import Darwin
 #endif
 import Testing
+@testable import IntrapushSupport
 @testable import IntrapushQuery
+@testable import IntrapushInterface
 
 @Suite("Timestamp formatting")
 struct TimestampOutputTests {

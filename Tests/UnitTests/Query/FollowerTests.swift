@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import IntrapushQuery
+@testable import IntrapushInterface
 @testable import IntrapushStore
 
 @Suite struct FollowerTests {

@@ -1,6 +1,7 @@
 import Testing
 
 @testable import IntrapushQuery
+@testable import IntrapushInterface
 
 @Suite struct NotificationRecordTests {
     static let record = NotificationRecord(

@@ -1,6 +1,7 @@
 import Testing
 
 @testable import IntrapushQuery
+@testable import IntrapushInterface
 @testable import IntrapushStore
 
 @Suite struct StatusReportTests {
@@ -30,11 +31,11 @@ import Testing
         _ = try store.pruneBatch(policy: RetentionPolicy(days: 0, maximumRows: 1), now: Self.now - 30_000)
         let live = LiveState(
             pid: 42, state: .connected, lastHeartbeatAt: Self.now - 1_000, receivedTotal: 3, ackedTotal: 3, updatedAt: Self.now)
-        let answered = try StatusReport.gather(reader: fixture.reader(), now: Self.now, daemon: .state(live)) { _ in false }
+        let answered = try StatusReport.gather(reader: fixture.reader().database, now: Self.now, daemon: .state(live)) { _ in false }
         #expect(answered.liveness == .running)
         #expect(answered.state?.ackedTotal == 3 && answered.state?.lastHeartbeatAt == Self.now - 1_000)
         #expect(answered.state?.lastPruneAt == Self.now - 30_000)
-        let silent = try StatusReport.gather(reader: fixture.reader(), now: Self.now, daemon: .silent) { _ in true }
+        let silent = try StatusReport.gather(reader: fixture.reader().database, now: Self.now, daemon: .silent) { _ in true }
         #expect(silent.liveness == .unresponsive && silent.state?.ackedTotal == 2)
         #expect(silent.headline(useColor: false).hasPrefix("intrapushd (pid 42) does not answer: it may be stopped or hung"))
     }
@@ -64,7 +65,7 @@ import Testing
             pid: 999_999, state: .connected, server: "ws://h:1/connect/c/o/***", connectedSince: Self.now - 60_000,
             updatedAt: Self.now - 30_000))
         let report = try StatusReport.gather(
-            reader: fixture.reader(), now: Self.now, daemon: .unreachable, isProcessRunning: { _ in false })
+            reader: fixture.reader().database, now: Self.now, daemon: .unreachable, isProcessRunning: { _ in false })
         let text = report.text(useColor: false)
         #expect(text.hasPrefix("intrapushd is not running (last state \"connected\""))
         #expect(text.contains("Notifications:   3 (2 unread)"))

@@ -1,6 +1,7 @@
 import Testing
 
 @testable import IntrapushQuery
+@testable import IntrapushInterface
 @testable import IntrapushStore
 
 @Suite("Retention and hook figures in status")
@@ -17,7 +18,7 @@ struct RetentionStatusTests {
             hookRuns: 12, hookFailures: 2, hookTimeouts: 1, hookDropped: 3))
         _ = try store.pruneBatch(policy: RetentionPolicy(days: 0, maximumRows: 2), now: Self.now - 60_000)
         let report = try StatusReport.gather(
-            reader: fixture.reader(), now: Self.now, daemon: .unreachable, isProcessRunning: { _ in true })
+            reader: fixture.reader().database, now: Self.now, daemon: .unreachable, isProcessRunning: { _ in true })
         let text = report.text(useColor: false)
         #expect(text.contains("\nRetention:       90 days, at most 1000000 rows; last pruned "))
         #expect(text.contains(" (1 min ago); 1 removed in total\n"))
@@ -34,7 +35,7 @@ struct RetentionStatusTests {
         let fixture = try QueryFixture(count: 1)
         try NotificationStore(path: fixture.path).writeLiveState(LiveState(pid: 42, state: .connected, updatedAt: Self.now))
         let report = try StatusReport.gather(
-            reader: fixture.reader(), now: Self.now, daemon: .unreachable, isProcessRunning: { _ in true })
+            reader: fixture.reader().database, now: Self.now, daemon: .unreachable, isProcessRunning: { _ in true })
         let text = report.text(useColor: false)
         #expect(!text.contains("Retention:"))
         #expect(!text.contains("Hook:"))

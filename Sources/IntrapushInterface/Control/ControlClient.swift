@@ -2,8 +2,9 @@
 import Glibc
 #endif
 
-/// The CLI's side of the control socket (see `ControlServer` in the daemon): one request per
-/// connection, blocking, no threads.
+/// The client's side of the control socket (`ControlServer` in the daemon): one request per
+/// connection, blocking, no threads. The CLI calls the daemon with it; the daemon probes with it
+/// whether another daemon holds the socket.
 package enum ControlClient {
     /// Why a request did not reach the daemon.
     package enum Failure: Error, Equatable {
@@ -45,8 +46,7 @@ package enum ControlClient {
             setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &limit, socklen_t(MemoryLayout<timeval>.size))
             setsockopt(descriptor, SOL_SOCKET, SO_SNDTIMEO, &limit, socklen_t(MemoryLayout<timeval>.size))
         }
-        var request = Array("\(verb) \(argument) \(body.utf8.count)\n".utf8)
-        request.append(contentsOf: body.utf8)
+        let request = ControlRequestHeader.encode(verb: verb, argument: argument, body: body)
         guard writeAll(descriptor, request) else { throw .failed(path: path, reason: String(cString: strerror(errno))) }
         var answer: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 65536)
@@ -56,19 +56,9 @@ package enum ControlClient {
             if count < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) { throw .noAnswer(path: path) }
             guard count > 0 else { break }
             answer.append(contentsOf: chunk[0..<count])
-            if let parsed = parse(answer) { return parsed }
+            if let parsed = ControlAnswer.parse(answer) { return (parsed.status, parsed.body) }
         }
         throw .failed(path: path, reason: "the daemon closed the connection without answering; see its log (journalctl -u intrapush)")
-    }
-
-    /// `STATUS LENGTH\n` and the body, once all of it is there.
-    static func parse(_ bytes: [UInt8]) -> (status: Int32, body: String)? {
-        guard let newline = bytes.firstIndex(of: UInt8(ascii: "\n")) else { return nil }
-        let words = String(decoding: bytes[..<newline], as: UTF8.self).split(separator: " ")
-        guard words.count == 2, let status = Int32(words[0]), let length = Int(words[1]),
-            bytes.count - newline - 1 >= length
-        else { return nil }
-        return (status, String(decoding: bytes[(newline + 1)..<(newline + 1 + length)], as: UTF8.self))
     }
 
     private static func connect(path: String) -> Result<Int32, Failure> {

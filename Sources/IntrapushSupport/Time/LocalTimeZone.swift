@@ -1,4 +1,3 @@
-import IntrapushSupport
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -18,7 +17,7 @@ package enum LocalTimeZone: Sendable {
 
     /// Unix milliseconds of the first instant of a local date, or nil when the C library cannot
     /// represent it.
-    func midnightMilliseconds(year: Int64, month: Int64, day: Int64) -> Int64? {
+    package func midnightMilliseconds(year: Int64, month: Int64, day: Int64) -> Int64? {
         switch self {
         case .fixed(let offsetSeconds):
             let days = CivilCalendar.days(year: year, month: month, day: day)
@@ -36,7 +35,7 @@ package enum LocalTimeZone: Sendable {
     }
 
     /// The wall-clock reading of an instant in this zone.
-    func dateTime(milliseconds: Int64) -> CivilCalendar.DateTime {
+    package func dateTime(milliseconds: Int64) -> CivilCalendar.DateTime {
         switch self {
         case .fixed(let offsetSeconds):
             let (shifted, overflow) = milliseconds.addingReportingOverflow(Int64(offsetSeconds) * 1000)

@@ -1,4 +1,3 @@
-import IntrapushSupport
 
 extension ByteWriter {
 

@@ -46,11 +46,11 @@ package struct StatusReport: Sendable {
 
     /// Gathers the report from the daemon's answer and the database.
     package static func gather(
-        reader: NotificationReader, now: Int64, daemon: DaemonAnswer,
+        reader: DatabaseReader, now: Int64, daemon: DaemonAnswer,
         isProcessRunning: (Int32) -> Bool = StatusReport.isIntrapushdRunning
     ) throws -> StatusReport {
         let saved = try reader.liveState()
-        let total = try reader.count(NotificationQuery())
+        let total = try reader.countAll()
         let backlog = try reader.outboxBacklog()
         let figures = DatabaseFigures(
             path: reader.path,

@@ -1,4 +1,3 @@
-import IntrapushSupport
 /// Formats Unix milliseconds as text, for programs (RFC 3339 UTC) and for people (local wall time).
 ///
 /// Both run once per row of large outputs, so they write ASCII digits into a fixed buffer rather

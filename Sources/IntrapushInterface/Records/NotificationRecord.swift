@@ -1,6 +1,6 @@
 import IntrapushSupport
 import IntrapushStore
-/// One row of the public `notifications` table, as the CLI reads it.
+/// One row of the public `notifications` table, as the CLI prints it and a hook reads it.
 package struct NotificationRecord: Sendable, Equatable {
     package var id: Int64
     /// The server's id; `nil` when the push had none.
@@ -30,9 +30,9 @@ package struct NotificationRecord: Sendable, Equatable {
     package var isUnread: Bool { readAt == nil }
 
     /// The columns `init(row:)` reads, in its order.
-    static let selectColumns = "id, message_id, received_at, payload, title, body, read_at"
+    package static let selectColumns = "id, message_id, received_at, payload, title, body, read_at"
 
-    init(row statement: Statement) {
+    package init(row statement: Statement) {
         self.init(
             id: statement.int64(at: 0),
             messageID: statement.string(at: 1),
@@ -70,14 +70,6 @@ extension NotificationRecord {
             output += "null"
         }
         output += "}\n"
-    }
-
-    /// One CSV record (RFC 4180, CRLF), fields in `fieldNames` order, times as in `--json`.
-    package func appendCSVRecord(to output: inout String) {
-        CSVText.appendRecord([
-            String(id), messageID, Timestamp.rfc3339(milliseconds: receivedAt), title, body, payload,
-            readAt.map { Timestamp.rfc3339(milliseconds: $0) },
-        ], to: &output)
     }
 
     private static func appendJSON(_ text: String?, to output: inout String) {
