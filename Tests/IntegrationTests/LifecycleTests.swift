@@ -74,6 +74,16 @@ extension Integration {
             _ = daemon
         }
 
+        @Test("STATUS= shows a burst's last count within a second, with no heartbeat due to renew it")
+        func statusCountAfterBurst() async throws {
+            let (_, _, server, notify, daemon) = try await startConnectedNotifying(extra: ["heartbeat_interval": "\"60s\""])
+            for index in 1...5 { _ = try await server.client.push("{\"id\":\"burst-\(index)\"}") }
+            let status = try await notify.waitFor({ $0.hasSuffix("· 5 received") }, "the burst's count in STATUS=")
+            let counts = notify.assignments.filter { $0.hasPrefix("STATUS=connected") }
+            #expect(counts.count <= 3, "at most a line at the burst's start and one when its second ends: \(counts)")
+            _ = (status, daemon)
+        }
+
         @Test("a host that does not resolve is said in words, without the resolver's type names")
         func unresolvableHostStatus() async throws {
             let directory = try TestDirectory()

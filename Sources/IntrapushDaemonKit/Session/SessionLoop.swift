@@ -16,8 +16,8 @@ struct SessionLoop {
     var dialer: WebSocketDialer?
     /// The netlink monitor runs: route checks are worth making.
     var isNetworkMonitored = false
-    var receivedTotal: Int64 = 0
-    var lastCountStatusAt = ContinuousClock.now
+    /// When the counts in `STATUS=` are shown again; the counts themselves are the live state's.
+    var statusRenewal = StatusRenewal<ContinuousClock.Instant>(spacing: .seconds(1)) { $0.advanced(by: $1) }
     var status = ""
     var isFinished = false
     /// The `on_notification` runner(s); each connection hands its stored notifications over.
@@ -78,6 +78,8 @@ struct SessionLoop {
             perform(machine.shutdownRequested(), tasks: &tasks)
         case .reloadRequested:
             reload(tasks: &tasks)
+        case .statusRenewalDue:
+            if statusRenewal.renewalDue(at: .now) == .renewNow, channel != nil { setStatus(connectedStatus) }
         case .watchdogFallbackDue:
             watchdog?.fallbackFired()  // the turn itself is what counts (`loopTurned`)
         default:
@@ -91,16 +93,9 @@ struct SessionLoop {
             // In memory only: `intrapush status` asks the daemon, so a heartbeat writes nothing.
             persist(writing: false) { $0.lastHeartbeatAt = at }
             service.storeWorker.releaseMemoryIfUsed()
-            // Brings the count up to date after a burst that ended between two renewals.
-            setStatus(StatusLine.connected(to: configuration, received: receivedTotal))
         case .batchAcknowledged(let count):
-            receivedTotal += Int64(count)
             service.storeWorker.amendLiveState { $0.ackedTotal += Int64(count) }
-            // Counters are not state changes: renew the line at most once a second.
-            if ContinuousClock.now - lastCountStatusAt >= .seconds(1) {
-                lastCountStatusAt = .now
-                setStatus(StatusLine.connected(to: configuration, received: receivedTotal))
-            }
+            countsChanged(tasks: &tasks)
         case .closed(let reason):
             channel = nil
             logger.notice("disconnected from \(configuration.endpoint.redactedURL): \(reason)")
@@ -112,12 +107,40 @@ struct SessionLoop {
     private mutating func connectionOpened() {
         let now = WallClock.nowMilliseconds()
         logger.info("connected to \(configuration.endpoint.redactedURL)")
-        setStatus(StatusLine.connected(to: configuration, received: receivedTotal))
+        setStatus(connectedStatus)
+        statusRenewal.renewed(at: .now)
         persist {
             $0.connectedSince = now
             $0.reconnectAttempt = 0
             $0.nextAttemptAt = nil
             $0.connectionsTotal += 1
+        }
+    }
+
+    /// The connected line, with the live state's count of what was received.
+    var connectedStatus: String {
+        StatusLine.connected(to: configuration, received: service.storeWorker.currentLiveState.receivedTotal)
+    }
+
+    /// The counts changed: shown now, or by the one timer that ends the current second.
+    private mutating func countsChanged(tasks: inout DiscardingTaskGroup) {
+        let now = ContinuousClock.now
+        switch statusRenewal.countChanged(at: now) {
+        case .renewNow:
+            setStatus(connectedStatus)
+        case .renewAt(let instant):
+            let service = self.service
+            let delay = now.duration(to: instant)
+            tasks.addTask {
+                do {
+                    try await service.clock.sleep(for: delay)
+                    service.send(.statusRenewalDue)
+                } catch {
+                    // Cancelled: the service is stopping.
+                }
+            }
+        case .wait:
+            break
         }
     }
 

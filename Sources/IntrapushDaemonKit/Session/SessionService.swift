@@ -20,6 +20,8 @@ package final class SessionService: Service, Sendable {
         case networkRecheckDue(generation: Int)
         case shutdownRequested
         case reloadRequested
+        /// The second after a change of the counts is over: show them (`StatusRenewal`).
+        case statusRenewalDue
         /// A turn of the loop for the watchdog when no heartbeat is due to make one.
         case watchdogFallbackDue
     }

@@ -42,14 +42,17 @@ package final class StoreWorker: PushCommitter, Sendable {
         let store = self.store
         let liveState = self.liveState
         return pool.runIfActive(eventLoop: eventLoop) {
+            var counts: BatchCounts?
             let outcomes = try store.store(pushes) { outcomes in
                 // Written in the batch's transaction from a copy; the shared state takes the same
                 // counts only once the commit succeeded (a throw never gets past `store`).
+                let batch = BatchCounts(pushes: pushes, outcomes: outcomes, at: WallClock.nowMilliseconds())
+                counts = batch
                 var state = liveState.withLockedValue { $0 }
-                state.recordBatch(pushes, outcomes: outcomes)
+                state.record(batch)
                 return state
             }
-            liveState.withLockedValue { $0.recordBatch(pushes, outcomes: outcomes) }
+            if let counts { liveState.withLockedValue { $0.record(counts) } }
             return outcomes
         }
     }
@@ -116,10 +119,16 @@ package final class StoreWorker: PushCommitter, Sendable {
     }
 }
 
-extension LiveState {
-    mutating func recordBatch(_ pushes: [Push], outcomes: [StoreOutcome]) {
-        var duplicates: Int64 = 0
-        var stored: Int64 = 0
+/// What one committed batch adds to the live state's counters, counted once.
+struct BatchCounts {
+    var received: Int64
+    var stored: Int64 = 0
+    var duplicates: Int64 = 0
+    var lastPushAt: Int64?
+    var committedAt: Int64
+
+    init(pushes: [Push], outcomes: [StoreOutcome], at now: Int64) {
+        received = Int64(pushes.count)
         for outcome in outcomes {
             switch outcome {
             case .inserted: stored += 1
@@ -127,10 +136,19 @@ extension LiveState {
             case .reply: break  // stored in the outbox, not a notification
             }
         }
-        receivedTotal += Int64(pushes.count)
-        duplicateTotal += duplicates
-        storedTotal += stored
-        lastPushAt = pushes.last?.receivedAt ?? lastPushAt
-        updatedAt = WallClock.nowMilliseconds()
+        lastPushAt = pushes.last?.receivedAt
+        committedAt = now
+    }
+}
+
+extension LiveState {
+    /// The one place the received, stored and duplicate counts grow (`STATUS=`, `intrapush
+    /// status` and `/metrics` all read them here).
+    mutating func record(_ batch: BatchCounts) {
+        receivedTotal += batch.received
+        duplicateTotal += batch.duplicates
+        storedTotal += batch.stored
+        lastPushAt = batch.lastPushAt ?? lastPushAt
+        updatedAt = batch.committedAt
     }
 }

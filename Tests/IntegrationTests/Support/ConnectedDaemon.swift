@@ -30,11 +30,11 @@ func startConnected(
 
 /// `startConnected` with the daemon reporting to a notify socket (`NOTIFY_SOCKET`) that the test reads.
 func startConnectedNotifying(
-    environment: [String: String] = [:]
+    extra: [String: String] = [:], environment: [String: String] = [:]
 ) async throws -> (directory: TestDirectory, token: String, server: DevServerHandle, notify: NotifySocket, daemon: DaemonHandle) {
     let directory = try TestDirectory()
     let notify = try NotifySocket(directory: directory)
     let (_, token, server, daemon) = try await startConnected(
-        environment: environment.merging(["NOTIFY_SOCKET": notify.path]) { $1 }, in: directory)
+        extra: extra, environment: environment.merging(["NOTIFY_SOCKET": notify.path]) { $1 }, in: directory)
     return (directory, token, server, notify, daemon)
 }
