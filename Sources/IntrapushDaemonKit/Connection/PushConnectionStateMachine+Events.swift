@@ -21,7 +21,7 @@ extension PushConnectionStateMachine {
     /// start the next one, and finish a requested close once nothing is left.
     package mutating func commitSucceeded() -> Actions {
         assert(commits.inFlight != nil, "a commit succeeded with no batch in flight")
-        let batch = commits.committed()
+        let batch = commits.written()
         var actions = Actions(handToHook: batch)
         switch state {
         case .open(let isReadingPaused), .draining(let isReadingPaused):

@@ -52,7 +52,7 @@ package struct PushConnectionStateMachine {
     package internal(set) var state: State = .open(isReadingPaused: false)
     /// Why the connection ended, once known: the first reason wins.
     package internal(set) var closeReason: DisconnectReason?
-    var commits: GroupCommit
+    var commits: WriteCoalescer<Push>
     var isCloseTimeoutScheduled = false
     /// Above this many uncommitted pushes, or this many of their bytes, reading stops until
     /// the store catches up: a server cannot fill memory faster than the disk takes it.
@@ -69,7 +69,7 @@ package struct PushConnectionStateMachine {
         self.resumeReadingBelow = resumeReadingBelow
         self.pauseReadingAboveBytes = pauseReadingAboveBytes
         self.resumeReadingBelowBytes = resumeReadingBelowBytes
-        self.commits = GroupCommit(maximumBatchSize: maximumBatchSize)
+        self.commits = WriteCoalescer(maximumBatchSize: maximumBatchSize) { $0.payloadByteCount }
     }
 
     /// Heartbeats, pings and acknowledgements may still go out.
@@ -86,15 +86,15 @@ package struct PushConnectionStateMachine {
     }
 
     /// How many pushes are taken and not yet committed.
-    package var uncommittedCount: Int { commits.waiting.count + (commits.inFlight?.count ?? 0) }
+    package var uncommittedCount: Int { commits.unwrittenCount }
 
     /// Too much waits for the store: reading pauses.
     var isBacklogFull: Bool {
-        commits.waiting.count > pauseReadingAbove || commits.waitingBytes > pauseReadingAboveBytes
+        commits.waiting.count > pauseReadingAbove || commits.waitingWeight > pauseReadingAboveBytes
     }
 
     /// The store caught up enough: reading resumes.
     var hasBacklogDrained: Bool {
-        commits.waiting.count < resumeReadingBelow && commits.waitingBytes < resumeReadingBelowBytes
+        commits.waiting.count < resumeReadingBelow && commits.waitingWeight < resumeReadingBelowBytes
     }
 }

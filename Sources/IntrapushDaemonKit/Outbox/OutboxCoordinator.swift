@@ -17,14 +17,12 @@ package final class OutboxCoordinator: @unchecked Sendable {
     private var machine = OutboxStateMachine()
     private weak var sender: (any OutboxSender)?
 
-    /// Rows written and acknowledged since the last record, written in one transaction while
-    /// none is under way (one fsync for many).
-    private var unrecordedSent: [Int64] = []
-    private var unrecordedDelivered: [Int64] = []
-    private var isRecording = false
-    /// Messages from the control socket waiting for the current enqueue transaction to end.
-    private var waitingSubmissions: [(OutboxSubmission, EventLoopPromise<Result<Int64, OutboxRefusal>>)] = []
-    private var isEnqueueing = false
+    /// Rows written to the server and acknowledged by it, recorded together while no record is
+    /// under way (one fsync for many).
+    private var progress = WriteCoalescer<OutboxProgress>()
+    /// Messages from the control socket, queued together while no enqueue is under way; each
+    /// caller's answer waits for the commit of its batch.
+    private var submissions = WriteCoalescer<(OutboxSubmission, EventLoopPromise<Result<Int64, OutboxRefusal>>)>()
     private var expiryTimer: Scheduled<Void>?
     private var expiryAt: Int64?
     /// A timer never sleeps longer: the monotonic clock stops during a suspend.
@@ -101,7 +99,7 @@ package final class OutboxCoordinator: @unchecked Sendable {
     func queue(_ submission: OutboxSubmission) -> EventLoopFuture<Result<Int64, OutboxRefusal>> {
         eventLoop.assertInEventLoop()
         let promise = eventLoop.makePromise(of: Result<Int64, OutboxRefusal>.self)
-        waitingSubmissions.append((submission, promise))
+        submissions.received((submission, promise))
         enqueueWaiting()
         return promise.futureResult
     }
@@ -124,12 +122,9 @@ package final class OutboxCoordinator: @unchecked Sendable {
     }
 
     private func enqueueWaiting() {
-        guard !isEnqueueing, !waitingSubmissions.isEmpty else { return }
-        isEnqueueing = true
-        let batch = waitingSubmissions
-        waitingSubmissions = []
+        guard let batch = submissions.nextBatch() else { return }
         storeWorker.enqueue(batch.map(\.0), on: eventLoop).hop(to: eventLoop).whenComplete { result in
-            self.isEnqueueing = false
+            _ = self.submissions.written()
             switch result {
             case .success(let outcomes):
                 for ((_, promise), outcome) in zip(batch, outcomes) { promise.succeed(outcome) }
@@ -155,7 +150,7 @@ package final class OutboxCoordinator: @unchecked Sendable {
     private func perform(_ actions: OutboxStateMachine.Actions) {
         if !actions.send.isEmpty {
             if let sender, sender.sendUpstream(actions.send) {
-                unrecordedSent += actions.recordSent
+                progress.received(contentsOf: actions.recordSent.map(OutboxProgress.sent))
             } else {
                 // Closing: what was not written goes on the next connection.
                 machine.connectionClosed()
@@ -163,7 +158,7 @@ package final class OutboxCoordinator: @unchecked Sendable {
                 return
             }
         }
-        unrecordedDelivered += actions.recordDelivered
+        progress.received(contentsOf: actions.recordDelivered.map(OutboxProgress.delivered))
         recordProgress()
         if let load = actions.load {
             storeWorker.loadOutbox(after: load.after, limit: load.limit, on: eventLoop).hop(to: eventLoop)
@@ -181,14 +176,11 @@ package final class OutboxCoordinator: @unchecked Sendable {
     }
 
     private func recordProgress() {
-        guard !isRecording, !unrecordedSent.isEmpty || !unrecordedDelivered.isEmpty else { return }
-        isRecording = true
-        let (sent, delivered) = (unrecordedSent, unrecordedDelivered)
-        unrecordedSent = []
-        unrecordedDelivered = []
+        guard let batch = progress.nextBatch() else { return }
+        let (sent, delivered) = OutboxProgress.split(batch)
         storeWorker.recordOutboxProgress(sent: sent, delivered: delivered, on: eventLoop).hop(to: eventLoop)
             .whenComplete { result in
-                self.isRecording = false
+                _ = self.progress.written()
                 if case .failure(let error) = result {
                     // Delivered but not recorded: sent again after the next reconnect (at least once).
                     self.logger.warning("cannot record messages as sent or delivered", metadata: ["error": "\(error)"])
@@ -222,5 +214,24 @@ package final class OutboxCoordinator: @unchecked Sendable {
                 self.scheduleExpiry(at: WallClock.nowMilliseconds() + 60_000)
             }
         }
+    }
+}
+
+/// A row to record: written to the server, or acknowledged by it.
+enum OutboxProgress: Equatable, Sendable {
+    case sent(Int64)
+    case delivered(Int64)
+
+    /// The rows of a batch, sent and delivered apart, each in order.
+    static func split(_ batch: [OutboxProgress]) -> (sent: [Int64], delivered: [Int64]) {
+        var sent: [Int64] = []
+        var delivered: [Int64] = []
+        for item in batch {
+            switch item {
+            case .sent(let row): sent.append(row)
+            case .delivered(let row): delivered.append(row)
+            }
+        }
+        return (sent, delivered)
     }
 }
