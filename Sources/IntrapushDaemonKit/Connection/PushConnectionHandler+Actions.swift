@@ -3,42 +3,47 @@ import NIOCore
 import NIOWebSocket
 
 extension PushConnectionHandler {
-    /// Performs what the connection machine decided, in its fixed order.
-    func perform(_ actions: PushConnectionStateMachine.Actions, outcomes: [StoreOutcome] = [], context: ChannelHandlerContext) {
-        if let batch = actions.acknowledge {
-            acknowledge(batch, context: context)
-        }
-        if let batch = actions.handToHook {
-            outbox?.committed(batch)
-            // After the acknowledgements are flushed, and even when none could go: the rows are
-            // stored, and the server's redelivery would be a duplicate that runs no hook.
-            hook?.submit(batch, outcomes: outcomes)
-        }
-        if let batch = actions.startCommit {
-            startCommit(batch, context: context)
-        }
-        if actions.pauseReading || actions.resumeReading {
-            setReading(actions.resumeReading, context: context)
-        }
-        if let frame = actions.sendClose, context.channel.isActive {
-            var data = context.channel.allocator.buffer(capacity: 2)
-            if case .code(let code) = frame { data.writeInteger(code) }
-            write(.connectionClose, data: data, context: context)
-            context.flush()
-        }
-        if actions.scheduleCloseTimeout {
-            closeTimer = context.eventLoop.assumeIsolated().scheduleTask(in: Self.closeHandshakeTimeout) {
-                guard let context = self.context else { return }
-                self.perform(self.machine.closeTimeoutFired(), context: context)
+    /// Performs what the connection machine decided, in the order it gave. The one place its
+    /// actions happen; without a context (the handler has left the pipeline, so the channel is
+    /// gone) only what needs no channel is done: committed rows still reach the outbox and hook.
+    func perform(_ actions: [PushConnectionStateMachine.Action], outcomes: [StoreOutcome] = [], context: ChannelHandlerContext?) {
+        for action in actions {
+            if case .handToHook(let batch) = action {
+                outbox?.committed(batch)
+                // After the acknowledgements are flushed, and even when none could go: the rows are
+                // stored, and the server's redelivery would be a duplicate that runs no hook.
+                hook?.submit(batch, outcomes: outcomes)
+                continue
+            }
+            guard let context else { continue }
+            switch action {
+            case .acknowledge(let batch):
+                acknowledge(batch, context: context)
+            case .handToHook:
+                break  // above
+            case .startCommit(let batch):
+                startCommit(batch, context: context)
+            case .pauseReading:
+                setReading(false, context: context)
+            case .resumeReading:
+                setReading(true, context: context)
+            case .sendClose(let frame):
+                guard context.channel.isActive else { break }
+                var data = context.channel.allocator.buffer(capacity: 2)
+                if case .code(let code) = frame { data.writeInteger(code) }
+                write(.connectionClose, data: data, context: context)
+                context.flush()
+            case .scheduleCloseTimeout:
+                closeTimer = context.eventLoop.assumeIsolated().scheduleTask(in: Self.closeHandshakeTimeout) {
+                    self.perform(self.machine.closeTimeoutFired(), context: self.context)
+                }
+            case .closeChannel:
+                context.close(promise: nil)
+            case .reportClosed(let reason):
+                events.send(.closed(reason))
             }
         }
-        if actions.closeChannel {
-            context.close(promise: nil)
-        }
-        if let reason = actions.reportClosed {
-            events.send(.closed(reason))
-        }
-        if !machine.isTakingPushes {
+        if context != nil, !machine.isTakingPushes {
             outbox?.detach(self)  // closing: nothing more for the server on this connection
         }
     }
@@ -50,16 +55,11 @@ extension PushConnectionHandler {
             .whenComplete { result in
                 // After handlerRemoved there is no context and the machine is `closed`: nothing
                 // can be acknowledged, but the rows are stored and their hook still runs.
-                guard let context = self.context else {
-                    if case .success(let outcomes) = result, let batch = self.machine.commitSucceeded().handToHook {
-                        self.hook?.submit(batch, outcomes: outcomes)
-                    }
-                    return
-                }
                 switch result {
                 case .success(let outcomes):
-                    self.perform(self.machine.commitSucceeded(), outcomes: outcomes, context: context)
+                    self.perform(self.machine.commitSucceeded(), outcomes: outcomes, context: self.context)
                 case .failure(let error):
+                    guard let context = self.context else { return }
                     let detail = String(describing: error)
                     self.logger.error(
                         "could not store a push; dropping the connection so the server delivers it again",

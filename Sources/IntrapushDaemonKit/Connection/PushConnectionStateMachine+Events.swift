@@ -3,153 +3,135 @@ import IntrapushStore
 extension PushConnectionStateMachine {
     /// A push arrived. Once a close is under way it is neither stored nor acknowledged: the
     /// server still holds it and delivers it on the next connection.
-    package mutating func pushReceived(_ push: Push) -> Actions {
+    package mutating func pushReceived(_ push: Push) -> [Action] {
         guard case .open(let isReadingPaused) = state else {
             assert(state != .closed, "a push arrived after the channel closed")
-            return .none
+            return []
         }
         commits.received(push)
-        var actions = Actions(startCommit: commits.nextBatch())
+        var actions: [Action] = commits.nextBatch().map { [.startCommit($0)] } ?? []
         if !isReadingPaused, isBacklogFull {
             state = .open(isReadingPaused: true)
-            actions.pauseReading = true
+            actions.append(.pauseReading)
         }
         return actions
     }
 
     /// The store committed the batch in flight: acknowledge it while acknowledgements may go out,
     /// start the next one, and finish a requested close once nothing is left.
-    package mutating func commitSucceeded() -> Actions {
+    package mutating func commitSucceeded() -> [Action] {
         assert(commits.inFlight != nil, "a commit succeeded with no batch in flight")
         let batch = commits.written()
-        var actions = Actions(handToHook: batch)
         switch state {
         case .open(let isReadingPaused), .draining(let isReadingPaused):
-            actions.acknowledge = batch
-            actions.startCommit = commits.nextBatch()
+            var actions: [Action] = [.acknowledge(batch), .handToHook(batch)]
+            if let next = commits.nextBatch() { actions.append(.startCommit(next)) }
             if case .draining = state, commits.isIdle {
-                actions.merge(sendCloseFrame(.code(Self.normalClosure), wasReadingPaused: isReadingPaused))
+                actions += sendCloseFrame(.code(Self.normalClosure), wasReadingPaused: isReadingPaused)
             } else if isReadingPaused, hasBacklogDrained {
                 state = if case .draining = state { .draining(isReadingPaused: false) } else { .open(isReadingPaused: false) }
-                actions.resumeReading = true
+                actions.append(.resumeReading)
             }
+            return actions
         case .closeSent, .closingChannel:
             // Stored, but no acknowledgement may follow our close: a redelivery will be a duplicate.
-            actions.startCommit = commits.nextBatch()
+            return [.handToHook(batch)] + (commits.nextBatch().map { [.startCommit($0)] } ?? [])
         case .closed:
             // The rows are stored (the hook runs for them); what waited is left to redelivery.
             commits.abandon()
+            return [.handToHook(batch)]
         }
-        return actions
     }
 
     /// The store could not commit the batch: nothing of it is acknowledged, and the connection
     /// is dropped so that the server delivers it again.
-    package mutating func commitFailed(_ detail: String) -> Actions {
+    package mutating func commitFailed(_ detail: String) -> [Action] {
         commits.abandon()
         return failed(.storeFailed(detail), closeCode: Self.unexpectedCondition)
     }
 
     /// Shutdown or reload asked for close 1000 once what was taken is acknowledged.
-    package mutating func closeRequested(_ reason: DisconnectReason) -> Actions {
-        guard case .open(let isReadingPaused) = state else { return .none }  // already closing
+    package mutating func closeRequested(_ reason: DisconnectReason) -> [Action] {
+        guard case .open(let isReadingPaused) = state else { return [] }  // already closing
         closeReason = closeReason ?? reason
-        var actions = Actions()
+        var actions: [Action] = []
         if commits.isIdle {
-            actions.merge(sendCloseFrame(.code(Self.normalClosure), wasReadingPaused: isReadingPaused))
+            actions += sendCloseFrame(.code(Self.normalClosure), wasReadingPaused: isReadingPaused)
         } else {
             state = .draining(isReadingPaused: isReadingPaused)
         }
-        actions.merge(armCloseTimeout())
-        return actions
+        return actions + armCloseTimeout()
     }
 
     /// The server sent a close frame: it answers ours, or it closes first and we echo its code.
     /// `retryAfter` is the wait a 1012/1013 close's reason asked for (`RetryHint`).
-    package mutating func closeFrameReceived(code: UInt16?, retryAfter: Duration? = nil) -> Actions {
+    package mutating func closeFrameReceived(code: UInt16?, retryAfter: Duration? = nil) -> [Action] {
         switch state {
         case .closeSent:
             state = .closingChannel
-            return Actions(closeChannel: true)
+            return [.closeChannel]
         case .open, .draining:
             closeReason = closeReason
                 ?? retryAfter.map { .serverAskedToWait($0, origin: "close \(code.map(String.init) ?? "")") }
                 ?? .closedByServer(code: code.map(Int.init))
             state = .closingChannel
-            return Actions(sendClose: code.map(CloseFrame.code) ?? .empty, closeChannel: true)
+            return [.sendClose(code.map(CloseFrame.code) ?? .empty), .closeChannel]
         case .closingChannel:
-            return .none
+            return []
         case .closed:
             assertionFailure("a close frame arrived after the channel closed")
-            return .none
+            return []
         }
     }
 
     /// A WebSocket protocol error (`closeCode` 1002, or 1009 for a message too large).
-    package mutating func protocolErrorCaught(_ reason: DisconnectReason, closeCode: UInt16) -> Actions {
+    package mutating func protocolErrorCaught(_ reason: DisconnectReason, closeCode: UInt16) -> [Action] {
         failed(reason, closeCode: closeCode)
     }
 
     /// Any other error the channel reported, or a dead peer: the channel is closed at once.
-    package mutating func connectionFailed(_ reason: DisconnectReason) -> Actions {
+    package mutating func connectionFailed(_ reason: DisconnectReason) -> [Action] {
         closeReason = closeReason ?? reason
         switch state {
         case .open, .draining, .closeSent:
             state = .closingChannel
-            return Actions(closeChannel: true)
+            return [.closeChannel]
         case .closingChannel, .closed:
-            return .none
+            return []
         }
     }
 
     /// The server did not answer our close in time.
-    package mutating func closeTimeoutFired() -> Actions {
+    package mutating func closeTimeoutFired() -> [Action] {
         connectionFailed(.closedByServer(code: nil))
     }
 
     /// The channel went inactive, or the handler left the pipeline (a dial abandoned during the
     /// upgrade adds it to a channel that is already inactive): report the end, once.
-    package mutating func channelClosed() -> Actions {
-        guard state != .closed else { return .none }
+    package mutating func channelClosed() -> [Action] {
+        guard state != .closed else { return [] }
         state = .closed
-        return Actions(reportClosed: closeReason ?? .closedByServer(code: nil))
+        return [.reportClosed(closeReason ?? .closedByServer(code: nil))]
     }
 
     /// A close frame with `closeCode` while one may still go out, and the channel closed at once
     /// (no answer is awaited, so no close timeout).
-    private mutating func failed(_ reason: DisconnectReason, closeCode: UInt16) -> Actions {
+    private mutating func failed(_ reason: DisconnectReason, closeCode: UInt16) -> [Action] {
         guard mayWriteDataFrames else { return connectionFailed(reason) }
         closeReason = closeReason ?? reason
         state = .closingChannel
-        return Actions(sendClose: .code(closeCode), closeChannel: true)
+        return [.sendClose(.code(closeCode)), .closeChannel]
     }
 
     /// Our close frame; reading resumes so that the server's answer is seen.
-    private mutating func sendCloseFrame(_ frame: CloseFrame, wasReadingPaused: Bool) -> Actions {
+    private mutating func sendCloseFrame(_ frame: CloseFrame, wasReadingPaused: Bool) -> [Action] {
         state = .closeSent
-        var actions = Actions(resumeReading: wasReadingPaused, sendClose: frame)
-        actions.merge(armCloseTimeout())
-        return actions
+        return (wasReadingPaused ? [.resumeReading] : []) + [.sendClose(frame)] + armCloseTimeout()
     }
 
-    private mutating func armCloseTimeout() -> Actions {
-        guard !isCloseTimeoutScheduled else { return .none }
+    private mutating func armCloseTimeout() -> [Action] {
+        guard !isCloseTimeoutScheduled else { return [] }
         isCloseTimeoutScheduled = true
-        return Actions(scheduleCloseTimeout: true)
-    }
-}
-
-extension PushConnectionStateMachine.Actions {
-    /// Adds `other`'s actions; each kind comes from one place at most.
-    mutating func merge(_ other: Self) {
-        acknowledge = acknowledge ?? other.acknowledge
-        handToHook = handToHook ?? other.handToHook
-        startCommit = startCommit ?? other.startCommit
-        pauseReading = pauseReading || other.pauseReading
-        resumeReading = resumeReading || other.resumeReading
-        sendClose = sendClose ?? other.sendClose
-        scheduleCloseTimeout = scheduleCloseTimeout || other.scheduleCloseTimeout
-        closeChannel = closeChannel || other.closeChannel
-        reportClosed = reportClosed ?? other.reportClosed
+        return [.scheduleCloseTimeout]
     }
 }

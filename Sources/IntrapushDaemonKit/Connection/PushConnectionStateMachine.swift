@@ -3,7 +3,7 @@ import IntrapushStore
 /// The push path and the closing of one open connection, with no I/O: pushes in, commits out,
 /// acknowledgements only for what the store reported committed, in arrival order.
 ///
-/// `PushConnectionHandler` feeds it events (named in the past tense) and performs the `Actions` it
+/// `PushConnectionHandler` feeds it events (named in the past tense) and performs the `Action`s it
 /// returns. It owns the group commit, read backpressure, the close handshake and the reason the
 /// connection ended. A transition that cannot happen traps in debug builds.
 package struct PushConnectionStateMachine {
@@ -22,22 +22,21 @@ package struct PushConnectionStateMachine {
         case closed
     }
 
-    /// What the handler does, in this order: acknowledge, hand to the hook, start a commit,
-    /// pause or resume reading, send a close frame, arm the close timeout, close the channel,
-    /// report the end to the session.
-    package struct Actions: Equatable {
-        package var acknowledge: [Push]?
-        /// Committed rows for `on_notification`; they are stored even when no ack may go out.
-        package var handToHook: [Push]?
-        package var startCommit: [Push]?
-        package var pauseReading = false
-        package var resumeReading = false
-        package var sendClose: CloseFrame?
-        package var scheduleCloseTimeout = false
-        package var closeChannel = false
-        package var reportClosed: DisconnectReason?
-
-        package static let none = Actions()
+    /// What the handler does. Each event answers with a list of them, in the order they are to
+    /// be performed: acknowledge, hand to the hook, start a commit, pause or resume reading, send
+    /// a close frame, arm the close timeout, close the channel, report the end to the session.
+    package enum Action: Equatable {
+        /// One acknowledgement per push, in order, in one flush.
+        case acknowledge([Push])
+        /// Committed rows for `on_notification` and the outbox; stored even when no ack may go out.
+        case handToHook([Push])
+        case startCommit([Push])
+        case pauseReading
+        case resumeReading
+        case sendClose(CloseFrame)
+        case scheduleCloseTimeout
+        case closeChannel
+        case reportClosed(DisconnectReason)
     }
 
     /// The close frame to send: with a status code, or empty (echoing a close that had none).

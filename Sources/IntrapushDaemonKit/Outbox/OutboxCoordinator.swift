@@ -147,20 +147,28 @@ package final class OutboxCoordinator: @unchecked Sendable {
 
     // MARK: Performing
 
-    private func perform(_ actions: OutboxStateMachine.Actions) {
-        if !actions.send.isEmpty {
-            if let sender, sender.sendUpstream(actions.send) {
-                progress.received(contentsOf: actions.recordSent.map(OutboxProgress.sent))
-            } else {
-                // Closing: what was not written goes on the next connection.
-                machine.connectionClosed()
-                sender = nil
-                return
+    /// Performs what the outbox machine decided, in its order; the one place its actions happen.
+    private func perform(_ actions: [OutboxStateMachine.Action]) {
+        var load: OutboxStateMachine.Load?
+        for action in actions {
+            switch action {
+            case .send(let entries):
+                guard let sender, sender.sendUpstream(entries) else {
+                    // Closing: what was not written goes on the next connection.
+                    machine.connectionClosed()
+                    sender = nil
+                    return
+                }
+            case .recordSent(let rows):
+                progress.received(contentsOf: rows.map(OutboxProgress.sent))
+            case .recordDelivered(let rows):
+                progress.received(contentsOf: rows.map(OutboxProgress.delivered))
+            case .load(let next):
+                load = next
             }
         }
-        progress.received(contentsOf: actions.recordDelivered.map(OutboxProgress.delivered))
         recordProgress()
-        if let load = actions.load {
+        if let load {
             storeWorker.loadOutbox(after: load.after, limit: load.limit, on: eventLoop).hop(to: eventLoop)
                 .whenComplete { result in
                     switch result {

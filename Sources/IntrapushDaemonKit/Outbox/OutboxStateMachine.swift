@@ -7,7 +7,7 @@ import IntrapushStore
 /// connection, and asks for the next rows after the last one it loaded. So a message queued by
 /// any writer, before or after a crash, goes out in `id` order, and after a reconnect everything
 /// unacknowledged is loaded (and sent) again from the start. Events are named in the past tense;
-/// the returned `Actions` are performed by `OutboxCoordinator`.
+/// the returned `Action`s are performed by `OutboxCoordinator`.
 package struct OutboxStateMachine {
     /// Read the next undelivered rows after row `after`, at most `limit`, for connection `generation`.
     package struct Load: Equatable {
@@ -16,16 +16,16 @@ package struct OutboxStateMachine {
         package var generation: Int
     }
 
-    package struct Actions: Equatable {
-        package var load: Load?
-        /// Write these frames, in order.
-        package var send: [OutboxEntry] = []
+    /// What `OutboxCoordinator` does; each event answers with a list of them, in order.
+    package enum Action: Equatable {
+        /// Write these frames, in order. If they cannot go, nothing after them is done.
+        case send([OutboxEntry])
         /// Once written: record as sent (one attempt more).
-        package var recordSent: [Int64] = []
+        case recordSent([Int64])
         /// Record as delivered (acknowledged, or written when the server does not acknowledge).
-        package var recordDelivered: [Int64] = []
-
-        package static let none = Actions()
+        case recordDelivered([Int64])
+        /// Read the next rows.
+        case load(Load)
     }
 
     private struct Open {
@@ -61,7 +61,7 @@ package struct OutboxStateMachine {
     package var inFlightCount: Int { open?.inFlight.count ?? 0 }
 
     /// The connection is open and `hello_text` is out: send what waits, from the first row.
-    package mutating func connectionOpened(window: Int, acknowledges: Bool) -> Actions {
+    package mutating func connectionOpened(window: Int, acknowledges: Bool) -> [Action] {
         assert(open == nil, "a connection opened while another was attached")
         generation += 1
         open = Open(window: window, acknowledges: acknowledges)
@@ -74,48 +74,48 @@ package struct OutboxStateMachine {
     }
 
     /// Rows were queued by anyone: load them once there is room.
-    package mutating func messagesQueued() -> Actions {
+    package mutating func messagesQueued() -> [Action] {
         open?.mayHaveMore = true
         return loadIfRoom()
     }
 
     /// The rows asked for arrived: send them.
-    package mutating func rowsLoaded(_ entries: [OutboxEntry], limit: Int, generation loadGeneration: Int) -> Actions {
-        guard loadGeneration == generation, var state = open else { return .none }
+    package mutating func rowsLoaded(_ entries: [OutboxEntry], limit: Int, generation loadGeneration: Int) -> [Action] {
+        guard loadGeneration == generation, var state = open else { return [] }
         assert(state.isLoading, "rows arrived with no load under way")
         state.isLoading = false
         // A full batch may have more behind it; a short one read to the end, unless a message
         // was queued while the load ran (then `mayHaveMore` is set again already).
         if entries.count == limit { state.mayHaveMore = true }
-        var actions = Actions(send: entries)
+        var sent: [Int64] = []
+        var delivered: [Int64] = []
         for entry in entries {
             if entry.kind == .request { awaitedReplies[entry.messageID] = entry.rowID }
             if state.acknowledges {
                 state.inFlight.append((entry.rowID, entry.messageID))
-                actions.recordSent.append(entry.rowID)
+                sent.append(entry.rowID)
             } else {
-                actions.recordDelivered.append(entry.rowID)
+                delivered.append(entry.rowID)
             }
         }
         state.cursor = entries.last?.rowID ?? state.cursor
         open = state
-        let next = loadIfRoom()
-        actions.load = next.load
-        return actions
+        var actions: [Action] = entries.isEmpty ? [] : [.send(entries)]
+        if !sent.isEmpty { actions.append(.recordSent(sent)) }
+        if !delivered.isEmpty { actions.append(.recordDelivered(delivered)) }
+        return actions + loadIfRoom()
     }
 
     /// A frame equal to `upstream_ack_text` carried `messageID`. Returns whether it acknowledged
     /// a message of ours (else the frame is a push like any other).
-    package mutating func acknowledgementReceived(_ messageID: String) -> (isAcknowledgement: Bool, actions: Actions) {
-        guard var state = open else { return (false, .none) }
+    package mutating func acknowledgementReceived(_ messageID: String) -> (isAcknowledgement: Bool, actions: [Action]) {
+        guard var state = open else { return (false, []) }
         guard let index = state.inFlight.firstIndex(where: { $0.messageID == messageID }) else {
-            return (state.expiredInFlight.contains(messageID), .none)
+            return (state.expiredInFlight.contains(messageID), [])
         }
         let rowID = state.inFlight.remove(at: index).rowID
         open = state
-        var actions = loadIfRoom()
-        actions.recordDelivered = [rowID]
-        return (true, actions)
+        return (true, [.recordDelivered([rowID])] + loadIfRoom())
     }
 
     /// The request a frame answers, when it names one that waits.
@@ -124,13 +124,13 @@ package struct OutboxStateMachine {
     }
 
     /// A reply was committed to its request's row: the request is answered, and delivered.
-    package mutating func replyCommitted(requestID messageID: String) -> Actions {
+    package mutating func replyCommitted(requestID messageID: String) -> [Action] {
         if let rowID = awaitedReplies.removeValue(forKey: messageID) {
             recentlyAnswered.append((messageID, rowID))
             if recentlyAnswered.count > Self.recentlyAnsweredKept { recentlyAnswered.removeFirst() }
         }
         guard var state = open, let index = state.inFlight.firstIndex(where: { $0.messageID == messageID }) else {
-            return .none
+            return []
         }
         state.inFlight.remove(at: index)
         open = state
@@ -138,9 +138,9 @@ package struct OutboxStateMachine {
     }
 
     /// These rows passed their deadline and were marked expired: never sent again.
-    package mutating func rowsExpired(_ rows: [AwaitedReply]) -> Actions {
+    package mutating func rowsExpired(_ rows: [AwaitedReply]) -> [Action] {
         for row in rows { awaitedReplies[row.messageID] = nil }
-        guard var state = open else { return .none }
+        guard var state = open else { return [] }
         let expired = Set(rows.map(\.rowID))
         for entry in state.inFlight where expired.contains(entry.rowID) {
             state.expiredInFlight.insert(entry.messageID)
@@ -150,13 +150,13 @@ package struct OutboxStateMachine {
         return loadIfRoom()
     }
 
-    private mutating func loadIfRoom() -> Actions {
-        guard var state = open, !state.isLoading, state.mayHaveMore else { return .none }
+    private mutating func loadIfRoom() -> [Action] {
+        guard var state = open, !state.isLoading, state.mayHaveMore else { return [] }
         let room = state.window - state.inFlight.count
-        guard room > 0 else { return .none }
+        guard room > 0 else { return [] }
         state.isLoading = true
         state.mayHaveMore = false
         open = state
-        return Actions(load: Load(after: state.cursor, limit: room, generation: generation))
+        return [.load(Load(after: state.cursor, limit: room, generation: generation))]
     }
 }

@@ -159,9 +159,9 @@ extension SessionLoop {
         if requiresReconnect { dialer = nil }  // a new ca_file or host needs a new one
         configuration = new
         reloadedHookAndRetention(new, tasks: &tasks)
-        machine.backoff = Backoff(minimum: new.reconnectMin, maximum: new.reconnectMax)
         logger.info(requiresReconnect ? "connection settings changed: reconnecting" : "configuration reloaded; connection kept")
-        perform(machine.reloaded(requiresReconnect: requiresReconnect), tasks: &tasks)
+        let backoff = Backoff(minimum: new.reconnectMin, maximum: new.reconnectMax)
+        perform(machine.reloaded(requiresReconnect: requiresReconnect, backoff: backoff), tasks: &tasks)
         checkRoute(tasks: &tasks)  // a new host may be reachable where the old one was not
         service.notifier.ready(status: status)
     }

@@ -60,8 +60,9 @@ struct SessionLoop {
         case .dialFailed(let reason, let dial) where dial == generation:
             dialCancellation = nil
             logger.warning("cannot connect to \(configuration.endpoint.redactedURL): \(reason)")
-            service.metrics?.metrics.reconnectNeeded(because: reason)
-            perform(machine.connectionFailed(reason, at: .now), tasks: &tasks)
+            let action = machine.connectionFailed(reason, at: .now)
+            if action.reconnects { service.metrics?.metrics.reconnectNeeded(because: reason) }
+            perform(action, tasks: &tasks)
         case .connection(let connectionEvent, let connection) where connection == generation:
             handle(connectionEvent, tasks: &tasks)
         case .reconnectDelayElapsed(let timer) where timer == generation:
@@ -99,8 +100,9 @@ struct SessionLoop {
         case .closed(let reason):
             channel = nil
             logger.notice("disconnected from \(configuration.endpoint.redactedURL): \(reason)")
-            if reason != .shuttingDown { service.metrics?.metrics.reconnectNeeded(because: reason) }
-            perform(machine.connectionLost(reason, at: .now), tasks: &tasks)
+            let action = machine.connectionLost(reason, at: .now)
+            if action.reconnects { service.metrics?.metrics.reconnectNeeded(because: reason) }
+            perform(action, tasks: &tasks)
         }
     }
 

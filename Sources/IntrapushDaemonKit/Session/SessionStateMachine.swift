@@ -40,6 +40,7 @@ package struct SessionStateMachine<Random: RandomNumberGenerator>: Sendable wher
         case none
     }
 
+
     package enum State: Sendable, Equatable {
         case idle
         case connecting
@@ -58,7 +59,7 @@ package struct SessionStateMachine<Random: RandomNumberGenerator>: Sendable wher
     package private(set) var lastFailure: DisconnectReason?
     /// Whether the shell last reported a usable route to the server; `true` until told otherwise.
     package private(set) var isNetworkAvailable = true
-    package var backoff: Backoff
+    package private(set) var backoff: Backoff
     private var random: Random
 
     package init(backoff: Backoff, random: Random) {
@@ -143,8 +144,10 @@ package struct SessionStateMachine<Random: RandomNumberGenerator>: Sendable wher
         }
     }
 
-    /// SIGHUP re-read the configuration; `requiresReconnect` when connection settings changed.
-    package mutating func reloaded(requiresReconnect: Bool) -> Action {
+    /// SIGHUP re-read the configuration; `requiresReconnect` when connection settings changed,
+    /// `backoff` from the new `reconnect_min` and `reconnect_max` (the next wait uses it).
+    package mutating func reloaded(requiresReconnect: Bool, backoff: Backoff? = nil) -> Action {
+        if let backoff { self.backoff = backoff }
         switch state {
         case .connected where requiresReconnect:
             state = .closing(thenReconnect: true)
@@ -282,5 +285,16 @@ package struct SessionStateMachine<Random: RandomNumberGenerator>: Sendable wher
         guard isNetworkAvailable else { return holdForNetwork() }
         state = .connecting
         return .connect
+    }
+}
+
+extension SessionStateMachine.Action {
+    /// The daemon will try the server again: after a loss or a failed attempt, this is what
+    /// `intrapush_reconnects_total` counts.
+    package var reconnects: Bool {
+        switch self {
+        case .connect, .scheduleReconnect, .waitForNetwork: true
+        case .closeConnection, .cancelConnectAttempt, .verifyConnection, .stop, .none: false
+        }
     }
 }

@@ -34,7 +34,7 @@ struct OutboxStateMachineTests {
         machine.connectionClosed()
         let reopened = machine.connectionOpened(window: 4, acknowledges: true)
         #expect(reopened.load?.after == 0)
-        #expect(machine.rowsLoaded([entry(1)], limit: 4, generation: stale) == .none)
+        #expect(machine.rowsLoaded([entry(1)], limit: 4, generation: stale) == [])
         #expect(machine.rowsLoaded([entry(1)], limit: 4, generation: machine.generation).send.map(\.rowID) == [1])
     }
 
@@ -73,5 +73,28 @@ struct OutboxStateMachineTests {
         #expect(machine.requestAnswered(by: "old") == nil)
         #expect(machine.inFlightCount == 0)
         #expect(machine.acknowledgementReceived("m2").isAcknowledgement, "a late acknowledgement of an expired message is not a push")
+    }
+}
+
+/// Reading the machine's answer by kind, for the tests' checks.
+extension [OutboxStateMachine.Action] {
+    var load: OutboxStateMachine.Load? {
+        for case .load(let load) in self { return load }
+        return nil
+    }
+    var send: [OutboxEntry] {
+        var entries: [OutboxEntry] = []
+        for case .send(let sent) in self { entries += sent }
+        return entries
+    }
+    var recordSent: [Int64] {
+        var rows: [Int64] = []
+        for case .recordSent(let sent) in self { rows += sent }
+        return rows
+    }
+    var recordDelivered: [Int64] {
+        var rows: [Int64] = []
+        for case .recordDelivered(let delivered) in self { rows += delivered }
+        return rows
     }
 }

@@ -109,6 +109,34 @@ struct SessionStateMachineTests {
         #expect(session.consecutiveFailures == 0)
     }
 
+    @Test("what counts as a reconnect: a loss or failure answered by trying again, never a shutdown's close")
+    func reconnectsCounted() {
+        var session = machine()
+        _ = session.started()
+        #expect(session.connectionFailed(.unreachable("refused"), at: start).reconnects)
+        _ = session.reconnectDelayElapsed()
+        _ = session.connectionEstablished(at: start)
+        #expect(session.connectionLost(.deadPeer, at: start + .seconds(1)).reconnects)
+        _ = session.reconnectDelayElapsed()
+        _ = session.connectionEstablished(at: start + .seconds(2))
+        #expect(!session.shutdownRequested().reconnects)
+        #expect(!session.connectionLost(.shuttingDown, at: start + .seconds(3)).reconnects)
+    }
+
+    @Test("a reload's reconnect_min and reconnect_max pace the next wait")
+    func reloadChangesBackoff() {
+        var session = machine(min: 1, max: 60)
+        _ = session.started()
+        _ = session.connectionEstablished(at: start)
+        _ = session.reloaded(requiresReconnect: false, backoff: Backoff(minimum: .seconds(5), maximum: .seconds(7)))
+        guard case .scheduleReconnect(let delay, _, _) = session.connectionLost(.closedByServer(code: 1001), at: start + .seconds(1)) else {
+            Issue.record("expected a reconnect")
+            return
+        }
+        #expect(delay == .seconds(5), "the new minimum, not the old one")
+        #expect(session.backoff == Backoff(minimum: .seconds(5), maximum: .seconds(7)))
+    }
+
     @Test("network coming back skips the backoff of a waiting session only")
     func networkAvailable() {
         var session = machine()
