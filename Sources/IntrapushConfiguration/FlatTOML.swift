@@ -1,7 +1,7 @@
 /// A reader of TOML for `intrapush.conf`: every value type, reported flat as `key = value` entries.
 ///
-/// Not TOMLKit: it imports Foundation's `Calendar` for dates, which links ICU's 34 MB of data
-/// into both binaries. The configuration needs no dates, only to know one when it sees it (a type
+/// Not TOMLKit: it imports Foundation's `Calendar` for dates, which links ICU's data into both
+/// binaries. The configuration needs no dates, only to know one when it sees it (a type
 /// error) and to reject what is not TOML. TOMLKit stays the oracle of the differential test.
 enum FlatTOML {
     struct Entry: Equatable {

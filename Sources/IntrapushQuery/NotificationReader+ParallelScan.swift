@@ -4,8 +4,8 @@ import Dispatch
 import Glibc
 #endif
 
-/// `--grep` reads every row it cannot rule out, and on a million rows the walk over the table's
-/// pages alone costs ~200 ms on one core. The scan is split by id range over one read-only
+/// `--grep` reads every row it cannot rule out, and on a large table the walk over its pages
+/// alone keeps one core busy. The scan is split by id range over one read-only
 /// connection per core, which SQLite allows without any locking between them.
 extension NotificationReader {
     /// The query's rows, found by parallel workers; `nil` when a plain query is the better plan:

@@ -20,9 +20,9 @@ package final class NotificationReader {
     /// Below this many ids a parallel `--grep` scan costs more than it saves (tests lower it).
     var parallelScanThreshold: Int64 = 100_000
 
-    /// Before a full scan (`--grep` over a million rows): reading mapped pages instead of copying
-    /// each with pread(2) makes the scan ~35% faster, but mapping and unmapping the file costs
-    /// ~20 ms of page-table work that an indexed query does not win back.
+    /// Before a full scan (`--grep` over a large table): reading mapped pages instead of copying
+    /// each with pread(2) makes the scan faster, but mapping and unmapping the file costs
+    /// page-table work that an indexed query does not win back.
     func mapFileForScan(_ query: NotificationQuery) throws {
         guard query.text != nil, !isMapped else { return }
         // SQLite caps this at its compile-time maximum (2 GiB in Debian's build).

@@ -12,10 +12,9 @@ package enum HeapPolicy {
     /// Applies the policy; call once at start, before the threads that allocate exist.
     ///
     /// One arena: `malloc_trim` gives back the top of the main heap but not the top of the
-    /// per-thread arenas, where a burst's memory otherwise stayed (idle RssAnon after 100,000
-    /// pushes: 3.4–5.1 MiB with an arena per thread, 3.3 MiB in every run with one). Most small
-    /// allocations never take the arena's lock (glibc's per-thread cache); ingest measured the
-    /// same, 113,000 pushes/s either way.
+    /// per-thread arenas, where a burst's memory otherwise stayed, and varied from run to run.
+    /// Most small allocations never take the arena's lock (glibc's per-thread cache), so ingest
+    /// is as fast with one arena (README "Performance" has the figures).
     package static func apply() {
         _ = mallopt(M_ARENA_MAX, 1)
         _ = mallopt(M_MMAP_THRESHOLD, mappedAllocationThreshold)

@@ -1,6 +1,7 @@
 import NIOCore
 
-/// Generates the payloads of `POST /push/burst`, fast enough for 100,000 in a few milliseconds.
+/// Generates the payloads of `POST /push/burst`, fast enough that the socket, not the generator,
+/// sets the pace of a burst.
 ///
 /// Each payload is `{"id":"<prefix><seq>","title":"Burst <seq>","body":"xxx…"}`, its body padded so
 /// that the whole payload is about `size` bytes.

@@ -5,7 +5,7 @@
 /// (lowest ids first, a primary-key range). Each batch is bounded: at most `batchSize` rows,
 /// found by walking an index from its start, never a scan of the table. Only the start of the
 /// count phase reads the row count, and only when the id span says the table may be over the
-/// limit (about 10 ms at a million rows, once per pass). The number to delete is fixed then:
+/// limit (a count of the table, once per pass). The number to delete is fixed then:
 /// rows that arrive during the pass wait for the next one.
 ///
 /// Confined to the store's thread, like the connection it uses.
