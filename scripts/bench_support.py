@@ -10,7 +10,8 @@ for _variable in ("http_proxy", "https_proxy", "no_proxy", "HTTP_PROXY", "HTTPS_
     os.environ.pop(_variable, None)
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
-RELEASE = os.path.join(ROOT, ".build", "release")
+# INTRAPUSH_BENCH_RELEASE: another build's directory, to compare two commits on one machine.
+RELEASE = os.environ.get("INTRAPUSH_BENCH_RELEASE") or os.path.join(ROOT, ".build", "release")
 DAEMON = os.path.join(RELEASE, "intrapushd")
 DEVSERVER = os.path.join(RELEASE, "intrapush-devserver")
 TOKEN = "bench-throwaway-token"
