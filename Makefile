@@ -53,7 +53,7 @@ CONFDIR     := $(SYSCONFDIR)/intrapush
 
 DEB        := dist/intrapush_$(VERSION)_$(ARCH).deb
 
-.PHONY: all release debug deps test-deps test swift-test deb-test system-test interop interop-deps demo install deb clean bench-cli bench bench-smoke fleet-sim fuzz fuzz-smoke hostile
+.PHONY: all release debug deps test-deps test swift-test deb-test system-test interop interop-deps demo install deb clean bench-cli bench bench-smoke fleet-sim fuzz fuzz-smoke hostile architecture
 
 all: release
 
@@ -85,6 +85,7 @@ debug: deps
 # release daemon against real server stacks), then the benchmark once on tiny sizes so that it
 # keeps working (it times nothing against targets).
 test: test-deps
+	$(MAKE) architecture
 	$(MAKE) swift-test
 	$(MAKE) fuzz-smoke
 	$(MAKE) deb-test
@@ -101,6 +102,10 @@ fuzz:
 
 fuzz-smoke:
 	Fuzz/run.sh 8
+
+# The folders of every target form a tree (ARCHITECTURE.md): no two use each other.
+architecture:
+	python3 scripts/folder_graph.py
 
 # A hostile and broken peer (Tests/Hostile): floods, absurd hints and ids, control-socket abuse,
 # against the release daemon, with its peak RSS under each.
