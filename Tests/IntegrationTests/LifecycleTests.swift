@@ -77,10 +77,13 @@ extension Integration {
         @Test("STATUS= shows a burst's last count within a second, with no heartbeat due to renew it")
         func statusCountAfterBurst() async throws {
             let (_, _, server, notify, daemon) = try await startConnectedNotifying(extra: ["heartbeat_interval": "\"60s\""])
+            let started = ContinuousClock.now
             for index in 1...5 { _ = try await server.client.push("{\"id\":\"burst-\(index)\"}") }
             let status = try await notify.waitFor({ $0.hasSuffix("· 5 received") }, "the burst's count in STATUS=")
+            let seconds = Int((ContinuousClock.now - started).components.seconds) + 1
             let counts = notify.assignments.filter { $0.hasPrefix("STATUS=connected") }
-            #expect(counts.count <= 3, "at most a line at the burst's start and one when its second ends: \(counts)")
+            // The connected line, then at most one a second (a loaded machine may stretch the burst).
+            #expect(counts.count <= 1 + seconds, "more than one line a second: \(counts)")
             _ = (status, daemon)
         }
 
