@@ -7,6 +7,7 @@ let package = Package(
     products: [
         .executable(name: "intrapushd", targets: ["intrapushd"]),
         .executable(name: "intrapush", targets: ["intrapush"]),
+        .executable(name: "intrapush-notifier", targets: ["intrapush-notifier"]),
         .executable(name: "intrapush-devserver", targets: ["intrapush-devserver"]),
         .executable(name: "intrapush-fleet-sim", targets: ["intrapush-fleet-sim"]),
     ],
@@ -66,6 +67,12 @@ let package = Package(
                 .product(name: "Prometheus", package: "swift-prometheus"),
             ]
         ),
+        // The desktop agent's kit: the session bus through sd-bus, what a notification looks like
+        // on the desktop, and the agent's machine and loop. No NIO, no TLS.
+        .target(
+            name: "IntrapushNotifier",
+            dependencies: ["IntrapushInterface", "IntrapushStore", "IntrapushConfiguration", "IntrapushSupport", "CSystemd"]
+        ),
         .target(
             name: "IntrapushDevServer",
             dependencies: [
@@ -102,6 +109,16 @@ let package = Package(
             ]
         ),
         .executableTarget(
+            name: "intrapush-notifier",
+            dependencies: [
+                "IntrapushNotifier",
+                "IntrapushInterface",
+                "IntrapushConfiguration",
+                "IntrapushSupport",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        .executableTarget(
             name: "intrapush-devserver",
             dependencies: [
                 "IntrapushDevServer",
@@ -126,6 +143,7 @@ let package = Package(
             ]
         ),
         .testTarget(name: "IntrapushInterfaceTests", dependencies: ["IntrapushInterface", "IntrapushStore"]),
+        .testTarget(name: "IntrapushNotifierTests", dependencies: ["IntrapushNotifier", "IntrapushInterface", "IntrapushStore"]),
         .testTarget(name: "IntrapushDevServerTests", dependencies: ["IntrapushDevServer"]),
         .testTarget(
             name: "IntegrationTests",

@@ -30,6 +30,10 @@ package struct Configuration: Sendable, Equatable {
     package var ackText: String
     /// The JSON member that holds a push's message id.
     package var idField: String
+    /// The members holding a push's priority, link and recipients.
+    package var priorityField: String
+    package var linkField: String
+    package var recipientsField: String
     /// Silence after which the connection counts as dead.
     package var deadPeerTimeout: Duration
     package var connectTimeout: Duration
@@ -89,6 +93,9 @@ package struct Configuration: Sendable, Equatable {
         heartbeatText: String = Defaults.heartbeatText,
         ackText: String = Defaults.ackText,
         idField: String = Defaults.idField,
+        priorityField: String = Defaults.priorityField,
+        linkField: String = Defaults.linkField,
+        recipientsField: String = Defaults.recipientsField,
         deadPeerTimeout: Duration? = nil,
         connectTimeout: Duration = Defaults.connectTimeout,
         reconnectMin: Duration = Defaults.reconnectMin,
@@ -127,6 +134,9 @@ package struct Configuration: Sendable, Equatable {
         self.heartbeatText = heartbeatText
         self.ackText = ackText
         self.idField = idField
+        self.priorityField = priorityField
+        self.linkField = linkField
+        self.recipientsField = recipientsField
         self.deadPeerTimeout = deadPeerTimeout ?? heartbeatInterval * Defaults.deadPeerFactor
         self.connectTimeout = connectTimeout
         self.reconnectMin = reconnectMin
@@ -177,6 +187,9 @@ extension Configuration {
         package static let heartbeatText = "KA"
         package static let ackText = "received message"
         package static let idField = "id"
+        package static let priorityField = "priority"
+        package static let linkField = "click"
+        package static let recipientsField = "to"
         /// `dead_peer_timeout` is this many heartbeat intervals unless set.
         package static let deadPeerFactor = 3
         package static let connectTimeout: Duration = .seconds(10)

@@ -29,6 +29,10 @@ package struct ConnectionSettings: Sendable, Equatable, CustomStringConvertible,
     package var ackText: String
     /// The JSON member that holds a push's message id.
     package var idField: String
+    /// The members holding a push's priority, link and recipients.
+    package var priorityField: String
+    package var linkField: String
+    package var recipientsField: String
     /// The largest frame, or fragmented message, accepted.
     package var maxMessageSize: Int
     /// The server's acknowledgement of a message to it, `{id}` in it; `nil`: none is sent.
@@ -71,6 +75,9 @@ extension Configuration {
             deadPeerTimeout: deadPeerTimeout,
             ackText: ackText,
             idField: idField,
+            priorityField: priorityField,
+            linkField: linkField,
+            recipientsField: recipientsField,
             maxMessageSize: maxMessageSize,
             upstreamAckText: upstreamAckText,
             replyToField: replyToField,

@@ -23,6 +23,10 @@ package struct NotificationQuery: Sendable, Equatable {
     package var order: Order
     /// Only these ids: a parallel worker's share, `show`'s one id, the ids after `follow`'s last.
     var idRange: ClosedRange<Int64>?
+    /// At least this urgent; a push that named no priority counts as normal.
+    package var minimumPriority: NotificationPriority?
+    /// Only those meant for this person (`--mine`).
+    package var recipients: RecipientFilter?
 
     package init(
         since: Int64? = nil, until: Int64? = nil, unreadOnly: Bool = false, text: TextMatch? = nil,
@@ -37,7 +41,10 @@ package struct NotificationQuery: Sendable, Equatable {
     }
 
     /// The WHERE clause (empty or starting with " WHERE") and the values for its placeholders.
-    func filter() -> (sql: String, values: [SQLValue]) {
+    ///
+    /// - Parameter schemaVersion: the file's; one older than the priority and recipients columns
+    ///   holds only normal notifications meant for everyone.
+    func filter(schemaVersion: Int = Schema.latestVersion) -> (sql: String, values: [SQLValue]) {
         var conditions: [String] = []
         var values: [SQLValue] = []
         if let since {
@@ -54,6 +61,14 @@ package struct NotificationQuery: Sendable, Equatable {
             values.append(.integer(idRange.upperBound))
         }
         if unreadOnly { conditions.append("read_at IS NULL") }
+        if let minimumPriority {
+            conditions.append(schemaVersion >= 5 ? "coalesce(priority, 3) >= ?" : "3 >= ?")
+            values.append(.integer(Int64(minimumPriority.rawValue)))
+        }
+        if let condition = recipients?.condition(schemaVersion: schemaVersion) {
+            conditions.append(condition.sql)
+            values += condition.values
+        }
         if let text {
             conditions.append("intrapush_contains(?, ?, title, body, payload)")
             values.append(.text(text.needle))
@@ -64,9 +79,9 @@ package struct NotificationQuery: Sendable, Equatable {
     }
 
     /// The whole SELECT of `NotificationRecord.selectColumns`.
-    func selectSQL() -> (sql: String, values: [SQLValue]) {
-        var (sql, values) = filter()
-        sql = "SELECT \(NotificationRecord.selectColumns) FROM notifications" + sql
+    func selectSQL(schemaVersion: Int = Schema.latestVersion) -> (sql: String, values: [SQLValue]) {
+        var (sql, values) = filter(schemaVersion: schemaVersion)
+        sql = "SELECT \(NotificationRecord.selectColumns(schemaVersion: schemaVersion)) FROM notifications" + sql
         let limitClause = limit.map { " LIMIT \($0)" } ?? ""
         switch order {
         case .newestFirst:
@@ -89,22 +104,5 @@ package struct TextMatch: Sendable, Equatable {
     package init(_ needle: String) {
         self.needle = needle
         ignoresCase = !needle.unicodeScalars.contains { $0.properties.isUppercase }
-    }
-}
-
-/// A value bound to a placeholder.
-enum SQLValue: Sendable, Equatable {
-    case integer(Int64)
-    case text(String)
-}
-
-extension Statement {
-    func bind(_ values: [SQLValue]) throws {
-        for (offset, value) in values.enumerated() {
-            switch value {
-            case .integer(let number): try bind(number, at: offset + 1)
-            case .text(let text): try bind(text, at: offset + 1)
-            }
-        }
     }
 }

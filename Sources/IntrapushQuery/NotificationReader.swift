@@ -37,7 +37,7 @@ package final class NotificationReader {
             return
         }
         try mapFileForScan(query)
-        let (sql, values) = query.selectSQL()
+        let (sql, values) = query.selectSQL(schemaVersion: try database.schemaVersion())
         let statement = try connection.prepare(sql)
         try statement.bind(values)
         while try statement.step() {
@@ -53,12 +53,14 @@ package final class NotificationReader {
 
     /// How many notifications the query selects (its limit and order do not matter).
     package func count(_ query: NotificationQuery) throws -> Int64 {
-        if query.unreadOnly, query.since == nil, query.until == nil, query.text == nil {
+        if query.unreadOnly, query.since == nil, query.until == nil, query.text == nil, query.minimumPriority == nil,
+            query.recipients == nil
+        {
             return try countUnread()
         }
         if let count = try parallelCount(query) { return count }
         try mapFileForScan(query)
-        let (filter, values) = query.filter()
+        let (filter, values) = query.filter(schemaVersion: try database.schemaVersion())
         return try integer("SELECT count(*) FROM notifications" + filter, values)
     }
 

@@ -20,8 +20,8 @@ package final class NotificationStore: @unchecked Sendable {
     package private(set) lazy var outbox = OutboxTable(connection: connection)
 
     static let insertSQL = """
-        INSERT INTO notifications (message_id, received_at, payload, title, body)
-        VALUES (?, ?, ?, ?, ?)
+        INSERT INTO notifications (message_id, received_at, payload, title, body, priority, link, recipients)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?)
         ON CONFLICT(message_id) DO NOTHING
         """
 
@@ -115,6 +115,9 @@ package final class NotificationStore: @unchecked Sendable {
         }
         try statement.bind(push.title, at: 4)
         try statement.bind(push.body, at: 5)
+        try statement.bind(push.priority.map { Int64($0.rawValue) }, at: 6)
+        try statement.bind(push.link, at: 7)
+        try statement.bind(push.recipients, at: 8)
         try statement.step()
         // DO NOTHING leaves sqlite3_changes at 0: the message id was already there.
         return connection.changes == 0 ? .duplicate : .inserted(rowID: connection.lastInsertedRowID)

@@ -1,7 +1,7 @@
 /// One push as the server sent it, decoded and ready to store.
 ///
-/// The decoder fills `messageID`, `title` and `body` from a JSON object payload; a payload
-/// that is not a JSON object keeps all three `nil` and is stored as it came.
+/// The decoder fills `messageID`, `title`, `body`, `priority`, `link` and `recipients` from a JSON
+/// object payload; a payload that is not a JSON object keeps them all `nil` and is stored as it came.
 package struct Push: Sendable, Equatable {
     /// The frame's content: text frames and valid UTF-8 binary frames are `.text`.
     package enum Payload: Sendable, Equatable {
@@ -18,6 +18,12 @@ package struct Push: Sendable, Equatable {
     package var receivedAt: Int64
     /// The string member `reply_to_field` of a JSON object payload: the request it may answer.
     package var inReplyTo: String?
+    /// `priority_field`; `nil` when the push named none (or none we understand).
+    package var priority: NotificationPriority?
+    /// `link_field` (else `url`): what the push opens, as the server wrote it.
+    package var link: String?
+    /// `recipients_field`, as the `recipients` column's text (see `Recipients`); `nil`: to everyone.
+    package var recipients: String?
     /// When the frame was read, on the monotonic clock (`CLOCK_MONOTONIC` nanoseconds; 0 when
     /// not taken): the start of its push→ack latency.
     package var arrivedAtUptimeNanoseconds: UInt64 = 0

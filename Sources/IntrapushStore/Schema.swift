@@ -1,6 +1,6 @@
 /// The database schema of intrapush: every migration, oldest first.
 ///
-/// `notifications` is a public interface (people query it with sqlite3): its seven columns keep
+/// `notifications` is a public interface (people query it with sqlite3): its columns keep
 /// their names and meanings forever; later migrations may only add. The daemon migrates on open; the CLI, which
 /// opens read-only, calls `Schema.migrator.checkVersion(of:)` instead.
 package enum Schema {
@@ -99,6 +99,18 @@ package enum Schema {
                     WHERE expires_at IS NOT NULL
                     AND (state IN ('queued', 'sent') OR (kind = 'request' AND state = 'delivered'));
                 CREATE INDEX outbox_finished ON outbox(queued_at) WHERE state IN ('delivered', 'replied', 'expired');
+                """
+        ),
+        Migration(
+            version: 5,
+            summary: "priority, link and recipients of notifications",
+            // Public columns too (README, "The database"): the level 1–5 (NULL: none named), the
+            // link as the server wrote it, the names a push is addressed to (one per line, NULL:
+            // everyone; see `Recipients`). Readers of an older file read them as NULL.
+            sql: """
+                ALTER TABLE notifications ADD COLUMN priority INTEGER;
+                ALTER TABLE notifications ADD COLUMN link TEXT;
+                ALTER TABLE notifications ADD COLUMN recipients TEXT;
                 """
         ),
     ]

@@ -1,3 +1,4 @@
+import IntrapushInterface
 import ArgumentParser
 import IntrapushQuery
 import IntrapushSupport

@@ -49,7 +49,9 @@ final class PushConnectionHandler: ChannelInboundHandler, RemovableChannelHandle
     ) {
         self.metrics = metrics
         self.settings = settings
-        self.decoder = PushDecoder(idField: settings.idField, replyToField: settings.replyToField)
+        self.decoder = PushDecoder(
+            idField: settings.idField, replyToField: settings.replyToField, priorityField: settings.priorityField,
+            linkField: settings.linkField, recipientsField: settings.recipientsField)
         self.outbox = outbox
         self.upstreamAcknowledgement = outbox == nil ? nil : UpstreamAcknowledgement(template: settings.upstreamAckText)
         self.committer = committer

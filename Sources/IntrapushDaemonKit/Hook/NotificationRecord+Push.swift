@@ -12,7 +12,8 @@ extension NotificationRecord {
         }
         self.init(
             id: rowID, messageID: push.messageID, receivedAt: push.receivedAt, payload: payload,
-            title: push.title, body: push.body, readAt: nil
+            title: push.title, body: push.body, readAt: nil, priority: push.priority, link: push.link,
+            recipients: push.recipients
         )
     }
 

@@ -1,28 +1,57 @@
 import IntrapushSupport
 import IntrapushStore
-/// Turns a frame into a `Push`: the message id from `idField`, the title, and the body
-/// (`body`, else `content`, else `message`) when the payload is a JSON object.
+/// Turns a frame into a `Push`: the message id from `idField`, the title, the body (`body`, else
+/// `content`, else `message`), the priority, the link (`linkField`, else `url`) and the recipients
+/// when the payload is a JSON object.
 ///
 /// Members whose value is `null` count as absent. A payload that is not JSON, or not an
-/// object, keeps no id, title or body and is stored exactly as it came. Never throws: a bad
+/// object, keeps none of them and is stored exactly as it came. Never throws: a bad
 /// frame must not stop the daemon.
 package struct PushDecoder: Sendable, Equatable {
     package let idField: String
     /// The member naming the request a reply answers (`reply_to_field`).
     package let replyToField: String
-    /// `idField`, then the members the title and body come from, in order of preference, then
-    /// `replyToField` when it is another member.
+    package let priorityField: String
+    package let linkField: String
+    package let recipientsField: String
+    /// Every member looked for, each once (two settings may name the same member).
     private let wantedKeys: [[UInt8]]
-    /// Where in `wantedKeys` the reply-to member is: its own slot, or the id's when they are one.
-    private let replyToIndex: Int
+    /// Where in `wantedKeys` each setting's member is.
+    private let slots: Slots
 
-    package init(idField: String = "id", replyToField: String? = nil) {
+    private struct Slots: Sendable, Equatable {
+        var id = 0, title = 0, body = 0, content = 0, message = 0
+        var priority = 0, link = 0, url = 0, recipients = 0, replyTo = 0
+    }
+
+    package init(
+        idField: String = "id", replyToField: String? = nil, priorityField: String = "priority",
+        linkField: String = "click", recipientsField: String = "to"
+    ) {
         self.idField = idField
         self.replyToField = replyToField ?? idField
-        var keys = [Array(idField.utf8), Array("title".utf8), Array("body".utf8), Array("content".utf8), Array("message".utf8)]
-        if self.replyToField != idField { keys.append(Array(self.replyToField.utf8)) }
-        self.replyToIndex = self.replyToField == idField ? 0 : keys.count - 1
-        self.wantedKeys = keys
+        self.priorityField = priorityField
+        self.linkField = linkField
+        self.recipientsField = recipientsField
+        var keys: [String] = []
+        func slot(_ name: String) -> Int {
+            if let index = keys.firstIndex(of: name) { return index }
+            keys.append(name)
+            return keys.count - 1
+        }
+        var slots = Slots()
+        slots.id = slot(idField)
+        slots.title = slot("title")
+        slots.body = slot("body")
+        slots.content = slot("content")
+        slots.message = slot("message")
+        slots.priority = slot(priorityField)
+        slots.link = slot(linkField)
+        slots.url = slot("url")
+        slots.recipients = slot(recipientsField)
+        slots.replyTo = slot(self.replyToField)
+        self.slots = slots
+        self.wantedKeys = keys.map { Array($0.utf8) }
     }
 
     package func decode(text: String, receivedAt: Int64) -> Push {
@@ -53,10 +82,32 @@ package struct PushDecoder: Sendable, Equatable {
         guard let first = utf8.first(where: { !Self.isJSONWhitespace($0) }), first == UInt8(ascii: "{"),
             let members = JSONObjectScanner.scalars(of: wantedKeys, in: utf8)
         else { return }
-        push.messageID = members[0].flatMap(Self.identifier)
-        push.title = members[1].flatMap(Self.text)
-        push.body = members[2].flatMap(Self.text) ?? members[3].flatMap(Self.text) ?? members[4].flatMap(Self.text)
-        push.inReplyTo = members[replyToIndex].flatMap(Self.text)
+        push.messageID = members[slots.id].flatMap(Self.identifier)
+        push.title = members[slots.title].flatMap(Self.text)
+        push.body = members[slots.body].flatMap(Self.text) ?? members[slots.content].flatMap(Self.text)
+            ?? members[slots.message].flatMap(Self.text)
+        push.inReplyTo = members[slots.replyTo].flatMap(Self.text)
+        push.priority = members[slots.priority].flatMap(Self.priority)
+        push.link = members[slots.link].flatMap(Self.text) ?? members[slots.url].flatMap(Self.text)
+        push.recipients = members[slots.recipients].flatMap(Self.recipients)
+    }
+
+    private static func priority(_ scalar: JSONObjectScanner.Scalar) -> NotificationPriority? {
+        switch scalar {
+        case .string(let text), .number(let text): NotificationPriority(member: text)
+        case .strings, .null, .other: nil
+        }
+    }
+
+    /// A name or a list of names; any other value (`null` aside) is addressed to no one we know,
+    /// never to everyone.
+    private static func recipients(_ scalar: JSONObjectScanner.Scalar) -> String? {
+        switch scalar {
+        case .string(let name): Recipients.column(for: [name])
+        case .strings(let names): Recipients.column(for: names)
+        case .null: nil
+        case .number, .other: ""
+        }
     }
 
     /// A string or number member as a message id; a number is its exact JSON text. Read
@@ -68,7 +119,7 @@ package struct PushDecoder: Sendable, Equatable {
             return value
         case .number(let text):
             return text
-        case .other:
+        case .strings, .null, .other:
             return nil
         }
     }

@@ -12,6 +12,9 @@ import IntrapushStore
 package final class DatabaseReader {
     package let path: String
     package let connection: SQLiteConnection
+    /// Opened as an immutable file because no daemon had it open: it will not see what a daemon
+    /// started later writes, so a long-running reader opens the file again on the next change.
+    package let isImmutable: Bool
 
     /// Opens `path` read-only and checks that this build understands its schema.
     ///
@@ -22,6 +25,7 @@ package final class DatabaseReader {
         self.path = path
         var connection = try SQLiteConnection(path: path, mode: .readOnly, busyTimeout: busyTimeout)
         var version: Int
+        var isImmutable = false
         do {
             version = try Schema.migrator.checkVersion(of: connection)
         } catch let error as DatabaseError where (error.isReadOnly || error.isCannotOpen) && Self.isIdle(path) {
@@ -31,8 +35,10 @@ package final class DatabaseReader {
             // writes it: reading it as immutable is exact.
             connection = try SQLiteConnection(path: path, mode: .readOnlyImmutable, busyTimeout: busyTimeout)
             version = try Schema.migrator.checkVersion(of: connection)
+            isImmutable = true
         }
         self.connection = connection
+        self.isImmutable = isImmutable
         guard version >= 1 else { throw UninitializedDatabaseError(path: path) }
         try connection.registerFunctions()
     }
@@ -83,7 +89,37 @@ package final class DatabaseReader {
 
     /// A database an older daemon made has no outbox: nothing waits.
     package func hasOutbox() throws -> Bool {
-        try Schema.migrator.checkVersion(of: connection) >= 4
+        try schemaVersion() >= 4
+    }
+
+    /// The file's schema now: a daemon may migrate it while a reader has it open.
+    package func schemaVersion() throws -> Int {
+        try Schema.migrator.checkVersion(of: connection)
+    }
+
+    /// The unread notifications with ids in `range` that `recipients` selects: how many, and the
+    /// newest `newest` of them, oldest first. What the desktop agent shows next.
+    package func unread(
+        in range: ClosedRange<Int64>, newest: Int, recipients: RecipientFilter?
+    ) throws -> (records: [NotificationRecord], count: Int64) {
+        let version = try schemaVersion()
+        var filter = " FROM notifications WHERE id BETWEEN ? AND ? AND read_at IS NULL"
+        var values: [SQLValue] = [.integer(range.lowerBound), .integer(range.upperBound)]
+        if let condition = recipients?.condition(schemaVersion: version) {
+            filter += " AND " + condition.sql
+            values += condition.values
+        }
+        let counting = try connection.prepare("SELECT count(*)" + filter)
+        try counting.bind(values)
+        try counting.step()
+        let count = counting.int64(at: 0)
+        let selecting = try connection.prepare(
+            "SELECT \(NotificationRecord.selectColumns(schemaVersion: version))" + filter
+                + " ORDER BY id DESC LIMIT \(max(0, newest))")
+        try selecting.bind(values)
+        var records: [NotificationRecord] = []
+        while try selecting.step() { records.append(NotificationRecord(row: selecting)) }
+        return (records.reversed(), count)
     }
 
     private func integer(_ sql: String) throws -> Int64 {

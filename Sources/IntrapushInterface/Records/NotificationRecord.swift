@@ -13,10 +13,16 @@ package struct NotificationRecord: Sendable, Equatable {
     package var body: String?
     /// Unix milliseconds when marked read; `nil` while unread.
     package var readAt: Int64?
+    /// `nil` when the push named none.
+    package var priority: NotificationPriority?
+    /// What the push opens, as the server wrote it.
+    package var link: String?
+    /// The `recipients` column (see `Recipients`); `nil`: to everyone.
+    package var recipients: String?
 
     package init(
         id: Int64, messageID: String?, receivedAt: Int64, payload: String, title: String?, body: String?,
-        readAt: Int64?
+        readAt: Int64?, priority: NotificationPriority? = nil, link: String? = nil, recipients: String? = nil
     ) {
         self.id = id
         self.messageID = messageID
@@ -25,12 +31,19 @@ package struct NotificationRecord: Sendable, Equatable {
         self.title = title
         self.body = body
         self.readAt = readAt
+        self.priority = priority
+        self.link = link
+        self.recipients = recipients
     }
 
     package var isUnread: Bool { readAt == nil }
 
-    /// The columns `init(row:)` reads, in its order.
-    package static let selectColumns = "id, message_id, received_at, payload, title, body, read_at"
+    /// The columns `init(row:)` reads, in its order, from a database of `schemaVersion`: a file an
+    /// older daemon wrote has no priority, link or recipients, and reads them as NULL.
+    package static func selectColumns(schemaVersion: Int) -> String {
+        "id, message_id, received_at, payload, title, body, read_at, "
+            + (schemaVersion >= 5 ? "priority, link, recipients" : "NULL, NULL, NULL")
+    }
 
     package init(row statement: Statement) {
         self.init(
@@ -40,14 +53,24 @@ package struct NotificationRecord: Sendable, Equatable {
             payload: statement.string(at: 3) ?? "",
             title: statement.string(at: 4),
             body: statement.string(at: 5),
-            readAt: statement.optionalInt64(at: 6)
+            readAt: statement.optionalInt64(at: 6),
+            // A level outside 1-5 (a hand-edited row) is no level.
+            priority: statement.optionalInt64(at: 7).flatMap { Int(exactly: $0) }.flatMap(NotificationPriority.init(rawValue:)),
+            link: statement.string(at: 8),
+            recipients: statement.string(at: 9)
         )
     }
 }
 
 extension NotificationRecord {
-    /// The keys of `--json` and of the CSV header, in the documented order (id, message_id, received_at, title, body, payload, read_at).
-    package static let fieldNames = ["id", "message_id", "received_at", "title", "body", "payload", "read_at"]
+    /// The keys of `--json` and of the CSV header, in the documented order; later fields are
+    /// added at the end.
+    package static let fieldNames = [
+        "id", "message_id", "received_at", "title", "body", "payload", "read_at", "priority", "link", "recipients",
+    ]
+
+    /// The recipients as a list; `nil` when the push is for everyone.
+    package var recipientNames: [String]? { recipients.map(Recipients.names(in:)) }
 
     /// One JSON Lines object with exactly those keys, and a newline.
     package func appendJSONLine(to output: inout String) {
@@ -66,6 +89,21 @@ extension NotificationRecord {
         output += ",\"read_at\":"
         if let readAt {
             output += "\"" + Timestamp.rfc3339(milliseconds: readAt) + "\""
+        } else {
+            output += "null"
+        }
+        output += ",\"priority\":"
+        Self.appendJSON(priority?.name, to: &output)
+        output += ",\"link\":"
+        Self.appendJSON(link, to: &output)
+        output += ",\"recipients\":"
+        if let names = recipientNames {
+            output += "["
+            for (index, name) in names.enumerated() {
+                if index > 0 { output += "," }
+                JSONText.appendQuoted(name, to: &output)
+            }
+            output += "]"
         } else {
             output += "null"
         }

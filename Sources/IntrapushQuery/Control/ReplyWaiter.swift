@@ -1,3 +1,4 @@
+import IntrapushInterface
 import IntrapushStore
 import IntrapushSupport
 
@@ -55,7 +56,7 @@ package struct ReplyWaiter {
             switch watcher.wait(timeoutMilliseconds: Int32(timeout)) {
             case .stopRequested: return .interrupted
             case .databaseChanged: pendingRechecks = Follower.recheckDelays[...]
-            case .timedOut, .outputClosed: pendingRechecks = pendingRechecks.dropFirst()
+            case .timedOut, .outputClosed, .descriptorReady: pendingRechecks = pendingRechecks.dropFirst()
             }
         }
     }

@@ -47,7 +47,7 @@ package struct Follower {
                 return .outputClosed
             case .databaseChanged:
                 pendingRechecks = Self.recheckDelays[...]
-            case .timedOut:
+            case .timedOut, .descriptorReady:
                 pendingRechecks = pendingRechecks.dropFirst()
             }
             while true {

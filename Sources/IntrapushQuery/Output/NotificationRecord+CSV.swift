@@ -6,7 +6,9 @@ extension NotificationRecord {
     package func appendCSVRecord(to output: inout String) {
         CSVText.appendRecord([
             String(id), messageID, Timestamp.rfc3339(milliseconds: receivedAt), title, body, payload,
-            readAt.map { Timestamp.rfc3339(milliseconds: $0) },
+            readAt.map { Timestamp.rfc3339(milliseconds: $0) }, priority?.name, link,
+            // One name per line inside the quoted field, as in the column.
+            recipients,
         ], to: &output)
     }
 }

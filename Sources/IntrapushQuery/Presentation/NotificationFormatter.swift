@@ -15,7 +15,8 @@ package struct NotificationFormatter: Sendable {
         self.useColor = useColor
     }
 
-    /// The `list` table: header, then one line per record; unread rows marked `*` (and bold).
+    /// The `list` table: header, then one line per record; unread rows marked `*` (and bold), high
+    /// ones `!`, urgent ones `!!`.
     package func tableLines(_ records: [NotificationRecord]) -> [String] {
         let table = TextTable(
             columns: [
@@ -29,7 +30,7 @@ package struct NotificationFormatter: Sendable {
         )
         let rows = records.map { record in
             [
-                record.isUnread ? "*" : "",
+                Self.marks(of: record),
                 String(record.id),
                 RelativeTime.describe(milliseconds: record.receivedAt, now: now),
                 record.title ?? "",
@@ -63,8 +64,13 @@ package struct NotificationFormatter: Sendable {
             ("Received", RelativeTime.withLocalTime(milliseconds: record.receivedAt, now: now)),
             ("Read", record.readAt.map { RelativeTime.withLocalTime(milliseconds: $0, now: now) } ?? "no"),
         ]
+        if let priority = record.priority { lines.append(("Priority", "\(priority.name) (\(priority.rawValue))")) }
         if let title = record.title { lines.append(("Title", title)) }
         if let body = record.body { lines.append(("Body", body)) }
+        if let link = record.link { lines.append(("Link", link)) }
+        if let names = record.recipientNames {
+            lines.append(("To", names.isEmpty ? "(no one this host knows)" : names.joined(separator: ", ")))
+        }
         var text = ""
         for (label, value) in lines {
             let key = label + ":" + String(repeating: " ", count: 12 - label.count)
@@ -74,6 +80,17 @@ package struct NotificationFormatter: Sendable {
         text += TerminalText.sanitized(record.payload)
         if !record.payload.hasSuffix("\n") { text += "\n" }
         return text
+    }
+
+    /// `*` for unread, then `!` for high or `!!` for urgent.
+    static func marks(of record: NotificationRecord) -> String {
+        let priority = switch record.priority {
+        case .high: "!"
+        case .urgent: "!!"
+        default: ""
+        }
+        if priority.isEmpty { return record.isUnread ? "*" : "" }
+        return (record.isUnread ? "*" : " ") + priority
     }
 
     /// The body, or for a push that is not a JSON object with a title or body, its payload.

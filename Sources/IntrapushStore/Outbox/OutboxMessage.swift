@@ -34,7 +34,7 @@ package struct OutboxMessage: Sendable, Equatable {
         case .string(let id)?:
             guard !id.isEmpty else { throw .emptyID(field: idField) }
             message = OutboxMessage(id: id, text: text)
-        case .number?, .other?:
+        case .number?, .strings?, .null?, .other?:
             throw .idNotAString(field: idField)
         case nil:
             let id = makeID()

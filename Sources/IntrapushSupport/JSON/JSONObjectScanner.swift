@@ -10,11 +10,17 @@ package struct JSONObjectScanner {
         case string(String)
         /// A number, as its JSON text.
         case number(String)
-        /// Present with another value: `null`, a boolean, an array or an object.
+        /// An array of strings only (`[]` included), at most `maximumStrings` of them kept.
+        case strings([String])
+        case null
+        /// Present with another value: a boolean, an object, or an array holding anything but
+        /// strings.
         case other
     }
 
     package static let maximumDepth = 512
+    /// Strings kept of an array member; the rest are validated and dropped.
+    package static let maximumStrings = 256
 
     private let bytes: UnsafeBufferPointer<UInt8>
     private var index = 0
@@ -24,8 +30,8 @@ package struct JSONObjectScanner {
     }
 
     /// The values of `keys` (UTF-8) at the top level of the object in `bytes`, by position in
-    /// `keys`; `nil` for a key that is absent, `.other` for one that holds `null`, a boolean, an
-    /// array or an object.
+    /// `keys`; `nil` for a key that is absent, `.strings` for an array of strings, `.other` for one
+    /// that holds a boolean, an object or any other array.
     /// When a key occurs twice the last one wins.
     ///
     /// - Returns: `nil` when `bytes` is not exactly one JSON object.
@@ -70,9 +76,31 @@ package struct JSONObjectScanner {
             let start = index
             guard skipNumber() else { return nil }
             return .some(.number(String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self)))
+        case UInt8(ascii: "["):
+            let start = index
+            if let strings = scanStringArray() { return .some(.strings(strings)) }
+            index = start
+            return skipValue(depth: 1) ? .some(.other) : nil
+        case UInt8(ascii: "n"):
+            return consume(literal: "null") ? .some(.null) : nil
         default:
             return skipValue(depth: 1) ? .some(.other) : nil
         }
+    }
+
+    /// `[` string (`,` string)* `]`; `nil` (the index left anywhere) when an element is not a string.
+    private mutating func scanStringArray() -> [String]? {
+        index += 1
+        skipWhitespace()
+        var strings: [String] = []
+        if consume(UInt8(ascii: "]")) { return strings }
+        repeat {
+            skipWhitespace()
+            guard let span = scanString() else { return nil }
+            if strings.count < Self.maximumStrings { strings.append(span.decoded(from: bytes)) }
+            skipWhitespace()
+        } while consume(UInt8(ascii: ","))
+        return consume(UInt8(ascii: "]")) ? strings : nil
     }
 
     /// Skips one value of any kind; `false` when it is not valid JSON.

@@ -3,7 +3,8 @@ import Glibc
 #endif
 
 /// Waits, without polling, until the database may have changed, a stop signal arrives, or the
-/// reader of our standard output goes away: the heart of `intrapush follow`.
+/// reader of our standard output goes away: the heart of `intrapush follow` and of the desktop
+/// agent, which adds its bus connection to the same poll.
 ///
 /// Watches the database's DIRECTORY with inotify: the WAL file that the daemon appends to is
 /// deleted and created again as connections come and go, so a watch on the file itself would
@@ -20,6 +21,8 @@ package final class DatabaseChangeWatcher {
         case stopRequested
         /// Standard output is a pipe whose reader has gone.
         case outputClosed
+        /// The caller's own descriptor is ready.
+        case descriptorReady
     }
 
     private let inotify: Int32
@@ -58,13 +61,16 @@ package final class DatabaseChangeWatcher {
     package var isUsingInotify: Bool { inotify >= 0 }
 
     /// Blocks until something happens or `timeoutMilliseconds` (nil: no limit) passes.
-    package func wait(timeoutMilliseconds: Int32?) -> Wake {
+    ///
+    /// - Parameter other: a descriptor of the caller's, and the events to wait for on it.
+    package func wait(timeoutMilliseconds: Int32?, other: (descriptor: Int32, events: Int16)? = nil) -> Wake {
         var timeout = timeoutMilliseconds ?? -1
         if inotify < 0 { timeout = timeout < 0 ? Self.fallbackInterval : min(timeout, Self.fallbackInterval) }
         var descriptors = [
             pollfd(fd: stopSignals.readDescriptor, events: Int16(POLLIN), revents: 0),
             pollfd(fd: outputDescriptor, events: 0, revents: 0),
             pollfd(fd: inotify, events: Int16(POLLIN), revents: 0),
+            pollfd(fd: other?.descriptor ?? -1, events: other?.events ?? 0, revents: 0),
         ]
         while true {
             let ready = poll(&descriptors, nfds_t(descriptors.count), timeout)
@@ -73,6 +79,7 @@ package final class DatabaseChangeWatcher {
             if descriptors[0].revents != 0 { return .stopRequested }
             if descriptors[1].revents & Int16(POLLERR | POLLHUP) != 0 { return .outputClosed }
             if descriptors[2].revents != 0, drainEvents() { return .databaseChanged }
+            if descriptors[3].revents != 0 { return .descriptorReady }
         }
     }
 

@@ -6,10 +6,10 @@ import IntrapushSupport
 /// The self-pipe trick for SIGINT and SIGTERM: the handler writes one byte (write(2) is
 /// async-signal-safe) and the poll loop sees the pipe become readable. Unlike a flag checked
 /// before poll(), no signal can slip in between the check and the wait.
-final class StopSignalPipe: Sendable {
+package final class StopSignalPipe: Sendable {
     private let pipe: WakeupPipe?
     /// In the poll set; -1 (skipped by poll) when no pipe could be made.
-    var readDescriptor: Int32 { pipe?.readDescriptor ?? -1 }
+    package var readDescriptor: Int32 { pipe?.readDescriptor ?? -1 }
 
     private init(pipe: WakeupPipe?) {
         self.pipe = pipe
@@ -20,7 +20,7 @@ final class StopSignalPipe: Sendable {
     nonisolated(unsafe) private static var installed: StopSignalPipe?
 
     /// Installs the handlers once per process and returns the pipe.
-    static func install() -> StopSignalPipe {
+    package static func install() -> StopSignalPipe {
         if let installed { return installed }
         guard let pipe = try? WakeupPipe() else {
             // Without a pipe the default actions stay: the signals still end the process.
