@@ -15,6 +15,10 @@ sources=(
     Sources/IntrapushSupport/PercentDecoding.swift
     Sources/IntrapushSupport/Base64.swift
     Sources/IntrapushStore/Push.swift
+    Sources/IntrapushStore/NotificationPriority.swift
+    Sources/IntrapushStore/Recipients.swift
+    Sources/IntrapushNotifier/Desktop/DesktopNotification.swift
+    Sources/IntrapushNotifier/Desktop/NotificationContent.swift
     Sources/IntrapushStore/Outbox/OutboxMessage.swift
     Sources/IntrapushConfiguration/FlatTOML*.swift
     Sources/IntrapushConfiguration/ConfigurationKey.swift

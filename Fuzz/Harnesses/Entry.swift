@@ -18,6 +18,8 @@ let harnesses: [String: ([UInt8]) -> Void] = [
     "server-name": fuzzServerName,
     "settings": fuzzSettingValues,
     "tls-pin": fuzzTLSPin,
+    "push-model": fuzzPushModel,
+    "notification-content": fuzzNotificationContent,
 ]
 
 let selected: ([UInt8]) -> Void = {

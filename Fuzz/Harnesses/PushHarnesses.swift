@@ -32,3 +32,38 @@ func fuzzOutboxMessage(_ bytes: [UInt8]) {
     require(message.text.utf8.count <= 4096, "within the size")
     require(!message.id.isEmpty, "an id")
 }
+
+/// A push's priority and recipients, as the decoder reads them from any frame: a level is 1–5,
+/// and the recipients column holds only names (no empty line, no control character).
+func fuzzPushModel(_ bytes: [UInt8]) {
+    let decoder = PushDecoder(idField: "id", priorityField: "p", linkField: "l", recipientsField: "to")
+    let push = bytes.withUnsafeBytes { decoder.decode(frame: $0, receivedAt: 0) }
+    if let priority = push.priority { require((1...5).contains(priority.rawValue), "a level of 1 to 5") }
+    if let recipients = push.recipients {
+        let names = Recipients.names(in: recipients)
+        require(names.count <= Recipients.maximumCount, "at most \(Recipients.maximumCount) names")
+        require(names.allSatisfy { !$0.isEmpty && !$0.unicodeScalars.contains { $0.value < 0x20 } }, "only names: \(names)")
+        require(Recipients.column(for: names) == recipients, "the column is its names, one per line")
+    }
+}
+
+/// What the desktop shows for any stored fields: a summary that is never empty and never over
+/// its ceiling, no NUL (sd-bus would cut the string there), no markup left unescaped when the
+/// server reads it, and a default action only for a web or mail link.
+func fuzzNotificationContent(_ bytes: [UInt8]) {
+    let parts = String(decoding: bytes, as: UTF8.self).split(separator: "\u{1}", maxSplits: 4, omittingEmptySubsequences: false)
+        .map(String.init)
+    func part(_ index: Int) -> String? { index < parts.count && !parts[index].isEmpty ? parts[index] : nil }
+    let markup = bytes.first.map { $0 & 1 == 1 } ?? false
+    let priority = bytes.last.flatMap { NotificationPriority(rawValue: Int($0 % 7)) }
+    let shown = NotificationContent.notification(
+        title: part(0), body: part(1), payload: part(2) ?? "", priority: priority, link: part(3), markup: markup)
+    require(!shown.summary.isEmpty && shown.summary.utf8.count <= 256, "a summary within its ceiling")
+    require(!shown.summary.utf8.contains(0) && !shown.body.utf8.contains(0), "no NUL")
+    if markup { require(!shown.body.contains("<") && !shown.body.contains(">"), "markup escaped: \(shown.body)") }
+    if shown.actions.contains(DesktopNotification.openAction) {
+        let link = part(3)?.lowercased() ?? ""
+        require(link.hasPrefix("http://") || link.hasPrefix("https://") || link.hasPrefix("mailto:"), "only web and mail links open")
+    }
+    require(shown.expireTimeout == (shown.urgency == .critical ? 0 : -1), "critical ones stay")
+}

@@ -1,4 +1,5 @@
 import Foundation
+import IntrapushInterface
 import IntrapushStore
 import IntrapushSupport
 import Testing
@@ -81,14 +82,14 @@ extension Integration.CLIExitTests {
         let json = try await runCLI(["export", "--format", "json", "--database", path], directory: directory)
         #expect(json.status == 0)
         #expect(json.stdout == #"""
-            {"id":1,"message_id":null,"received_at":"2025-11-22T01:02:03.456Z","title":null,"body":null,"payload":"first, \"quoted\"\nline","read_at":null}
-            {"id":2,"message_id":"e-2","received_at":"2025-11-22T01:02:04.000Z","title":"二","body":null,"payload":"{\"title\":\"二\"}","read_at":null}
+            {"id":1,"message_id":null,"received_at":"2025-11-22T01:02:03.456Z","title":null,"body":null,"payload":"first, \"quoted\"\nline","read_at":null,"priority":null,"link":null,"recipients":null}
+            {"id":2,"message_id":"e-2","received_at":"2025-11-22T01:02:04.000Z","title":"二","body":null,"payload":"{\"title\":\"二\"}","read_at":null,"priority":null,"link":null,"recipients":null}
 
             """#)
         let csv = try await runCLI(["export", "--format", "csv", "--database", path], directory: directory)
-        #expect(csv.stdout == "id,message_id,received_at,title,body,payload,read_at\r\n"
-            + "1,,2025-11-22T01:02:03.456Z,,,\"first, \"\"quoted\"\"\nline\",\r\n"
-            + "2,e-2,2025-11-22T01:02:04.000Z,二,,\"{\"\"title\"\":\"\"二\"\"}\",\r\n")
+        #expect(csv.stdout == "id,message_id,received_at,title,body,payload,read_at,priority,link,recipients\r\n"
+            + "1,,2025-11-22T01:02:03.456Z,,,\"first, \"\"quoted\"\"\nline\",,,,\r\n"
+            + "2,e-2,2025-11-22T01:02:04.000Z,二,,\"{\"\"title\"\":\"\"二\"\"}\",,,,\r\n")
         let since = try await runCLI(["export", "--format", "json", "--since", "2025-11-22T01:02:04Z", "--database", path], directory: directory)
         #expect(since.lines.count == 1)
         #expect(try await runCLI(["export", "--format", "xml", "--database", path], directory: directory).status == 2)
@@ -96,5 +97,46 @@ extension Integration.CLIExitTests {
         let leading = try await runCLI(["--database", path, "export", "--format", "json"], directory: directory)
         #expect(leading.status == 0)
         #expect(leading.stdout == json.stdout)
+    }
+}
+
+extension Integration.CLIExitTests {
+    /// The notification model: `--priority` selects at least that level (no priority is normal),
+    /// `--mine` what is addressed to this user, one of their groups or no one; `list` marks
+    /// high and urgent, `show` names the priority, link and recipients.
+    @Test("list --priority, --mine, the marks and show")
+    func priorityAndRecipients() async throws {
+        let directory = try TestDirectory()
+        let path = directory.file("model.sqlite3")
+        let store = try NotificationStore(path: path)
+        func push(_ id: String, _ priority: NotificationPriority?, to recipients: String? = nil) -> Push {
+            var push = Push(payload: .text("{}"), messageID: id, title: "t-\(id)", body: nil, receivedAt: 1_763_773_323_456)
+            push.priority = priority
+            push.recipients = recipients
+            push.link = id == "urgent" ? "https://intra.example/x" : nil
+            return push
+        }
+        let me = try #require(RecipientFilter.currentUser()?.names)
+        _ = try store.store([
+            push("none", nil), push("low", .low), push("high", .high, to: "\(me[0])\nsomeone-else"),
+            push("urgent", .urgent, to: "no-such-user-or-group"), push("group", nil, to: me.last!),
+        ], liveState: nil)
+        let high = try await runCLI(["list", "--priority", "high", "--json", "--database", path], directory: directory)
+        #expect(high.lines.map { $0.contains(#""message_id":"urgent""#) || $0.contains(#""message_id":"high""#) } == [true, true])
+        let normal = try await runCLI(["count", "--priority", "normal", "--database", path], directory: directory)
+        #expect(normal.stdout == "4\n")
+        let mine = try await runCLI(["list", "--mine", "--json", "--database", path], directory: directory)
+        #expect(!mine.stdout.contains(#""message_id":"urgent""#))
+        #expect(mine.lines.count == 4)
+        let bad = try await runCLI(["list", "--priority", "loud", "--database", path], directory: directory)
+        #expect(bad.status == 2)
+        #expect(bad.stderr.contains("--priority takes min, low, normal, high or urgent"))
+        let table = try await runCLI(["list", "--database", path], directory: directory)
+        #expect(table.lines.contains { $0.hasPrefix("*!!") && $0.contains("t-urgent") })
+        #expect(table.lines.contains { $0.hasPrefix("*!") && !$0.hasPrefix("*!!") && $0.contains("t-high") })
+        let show = try await runCLI(["show", "4", "--database", path], directory: directory)
+        #expect(show.stdout.contains("Priority:    urgent (5)"))
+        #expect(show.stdout.contains("Link:        https://intra.example/x"))
+        #expect(show.stdout.contains("To:          no-such-user-or-group"))
     }
 }

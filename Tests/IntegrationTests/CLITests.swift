@@ -4,7 +4,7 @@ import Testing
 extension Integration {
     @Suite("intrapush CLI against the daemon's database")
     struct CLITests {
-        static let jsonKeys = #"^\{"id":\d+,"message_id":(null|".*"),"received_at":"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z","title":.*,"body":.*,"payload":".*","read_at":(null|"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z")\}$"#
+        static let jsonKeys = #"^\{"id":\d+,"message_id":(null|".*"),"received_at":"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z","title":.*,"body":.*,"payload":".*","read_at":(null|"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z"),"priority":(null|"[a-z]+"),"link":.*,"recipients":(null|\[.*\])\}$"#
 
         /// What the real daemon stored, read back by every read command, with the token nowhere.
         @Test("list, count, show, status and mark-read on a database the daemon filled")

@@ -1,4 +1,3 @@
-import IntrapushInterface
 import IntrapushStore
 
 /// What a stored notification looks like on the desktop: pure, so that every rule of it (summary,
@@ -10,19 +9,22 @@ package enum NotificationContent {
     static let bodyLimit = 4096
     static let linkLimit = 2048
 
-    /// The notification for a record.
+    /// The notification for a stored push's fields (a payload that is not a JSON object with a
+    /// title or body is shown as it came).
     ///
     /// - Parameter markup: the server lists `body-markup`, so the body's `&`, `<`, `>` are escaped.
-    package static func notification(for record: NotificationRecord, markup: Bool) -> DesktopNotification {
-        var summary = record.title.map(trimmed) ?? ""
-        var body = record.body ?? (record.title == nil ? record.payload : "")
+    package static func notification(
+        title: String?, body: String?, payload: String, priority: NotificationPriority?, link: String?, markup: Bool
+    ) -> DesktopNotification {
+        var summary = title.map(trimmed) ?? ""
+        var body = body ?? (title == nil ? payload : "")
         if summary.isEmpty {
             (summary, body) = firstLine(of: body)
         }
         if summary.isEmpty { summary = "New notification" }
         var actions = [DesktopNotification.markReadAction]
-        if record.link.flatMap(openableLink) != nil { actions.insert(DesktopNotification.openAction, at: 0) }
-        let urgency = urgency(of: record.priority)
+        if link.flatMap(openableLink) != nil { actions.insert(DesktopNotification.openAction, at: 0) }
+        let urgency = urgency(of: priority)
         return DesktopNotification(
             summary: cut(clean(summary), to: summaryLimit),
             body: prepared(body, markup: markup),

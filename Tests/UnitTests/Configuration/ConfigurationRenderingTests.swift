@@ -23,7 +23,7 @@ struct ConfigurationRenderingTests {
         let keys = Set(lines.filter { !$0.hasPrefix("#") }.map { String($0.prefix { $0 != " " }) })
         #expect(keys == [
             "host", "org", "client", "token", "tls", "path", "heartbeat_interval", "heartbeat_text", "ack_text",
-            "id_field", "dead_peer_timeout", "connect_timeout", "reconnect_min", "reconnect_max", "max_message_size",
+            "id_field", "priority_field", "link_field", "recipients_field", "dead_peer_timeout", "connect_timeout", "reconnect_min", "reconnect_max", "max_message_size",
             "database", "retention_days", "retention_max_rows", "on_notification", "log_level",
             "upstream_id_field", "upstream_ack_text", "reply_to_field", "outbox_window", "outbox_ttl", "request_timeout",
         ])

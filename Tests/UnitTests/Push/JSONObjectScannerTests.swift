@@ -15,7 +15,16 @@ struct JSONObjectScannerTests {
     @Test("picks top-level strings and numbers, skips nested members of the same name")
     func topLevelOnly() {
         let found = scan(#" { "x": {"id":"inner","title":[1,{"body":2}]}, "id" : 12.5e3 , "title":"T", "body":null } "#)
-        #expect(found == [.number("12.5e3"), .string("T"), .other])
+        #expect(found == [.number("12.5e3"), .string("T"), .null])
+    }
+
+    @Test("an array of strings is kept; any other array, an object or a boolean is .other")
+    func arrays() {
+        #expect(scan(#"{"id":["a","b\u0063"],"title":[],"body":[ "x" , "y" ]}"#) == [.strings(["a", "bc"]), .strings([]), .strings(["x", "y"])])
+        #expect(scan(#"{"id":["a",1],"title":[["a"]],"body":true}"#) == [.other, .other, .other])
+        #expect(scan(#"{"id":["a",}"#) == nil)
+        let many = "[" + (0..<1000).map { "\"\($0)\"" }.joined(separator: ",") + "]"
+        #expect(scan(#"{"id":"# + many + "}")?[0] == .strings((0..<JSONObjectScanner.maximumStrings).map(String.init)))
     }
 
     @Test("escapes decode, surrogate pairs join, a lone surrogate becomes U+FFFD")
@@ -81,7 +90,7 @@ extension JSONObjectScanner.Scalar {
         switch self {
         case .string(let value): return value
         case .number(let text): return Double(text).map { "\($0)" }
-        case .other: return nil
+        case .strings, .null, .other: return nil
         }
     }
 }

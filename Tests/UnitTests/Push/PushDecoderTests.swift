@@ -99,3 +99,52 @@ struct PushDecoderTests {
         #expect(settings.acknowledgement(for: nil) == "ack ")
     }
 }
+
+@Suite("Push decoder: priority, link, recipients")
+struct PushDecoderModelTests {
+    let decoder = PushDecoder(idField: "id")
+
+    @Test("priority as ntfy's numbers and words; anything else is none")
+    func priority() {
+        let cases: [(String, NotificationPriority?)] = [
+            ("1", .minimum), ("2", .low), ("3", .normal), ("4", .high), ("5", .urgent), (#""4""#, .high),
+            (#""min""#, .minimum), (#""LOW""#, .low), (#""default""#, .normal), (#""normal""#, .normal),
+            (#""high""#, .high), (#""urgent""#, .urgent), (#""max""#, .urgent), (#""critical""#, .urgent),
+            ("0", nil), ("6", nil), ("4.0", nil), ("-4", nil), ("1e0", nil), (#""""#, nil), (#""highest""#, nil),
+            ("true", nil), ("[4]", nil), ("null", nil),
+        ]
+        for (value, expected) in cases {
+            #expect(decoder.decode(text: #"{"priority":"# + value + "}", receivedAt: 0).priority == expected, "\(value)")
+        }
+    }
+
+    @Test("the link from click, else url")
+    func link() {
+        #expect(decoder.decode(text: #"{"click":"https://a","url":"https://b"}"#, receivedAt: 0).link == "https://a")
+        #expect(decoder.decode(text: #"{"url":"https://b"}"#, receivedAt: 0).link == "https://b")
+        #expect(decoder.decode(text: #"{"click":null,"url":"https://b"}"#, receivedAt: 0).link == "https://b")
+        #expect(decoder.decode(text: #"{"click":7}"#, receivedAt: 0).link == nil)
+    }
+
+    @Test("recipients: a name or a list; a value that names no one fails closed, null is everyone")
+    func recipients() {
+        #expect(decoder.decode(text: #"{"to":"ann"}"#, receivedAt: 0).recipients == "ann")
+        #expect(decoder.decode(text: #"{"to":["ann","ops"," x","-g","","a\nb"]}"#, receivedAt: 0).recipients == "ann\nops")
+        #expect(decoder.decode(text: #"{"to":[]}"#, receivedAt: 0).recipients == "")
+        #expect(decoder.decode(text: #"{"to":{"user":"ann"}}"#, receivedAt: 0).recipients == "")
+        #expect(decoder.decode(text: #"{"to":["ann",1]}"#, receivedAt: 0).recipients == "")
+        #expect(decoder.decode(text: #"{"to":42}"#, receivedAt: 0).recipients == "")
+        #expect(decoder.decode(text: #"{"to":null}"#, receivedAt: 0).recipients == nil)
+        #expect(decoder.decode(text: #"{"title":"x"}"#, receivedAt: 0).recipients == nil)
+    }
+
+    @Test("fields named by the configuration, even one another setting uses")
+    func configuredFields() {
+        let custom = PushDecoder(idField: "id", priorityField: "prio", linkField: "href", recipientsField: "title")
+        let push = custom.decode(text: #"{"prio":"high","href":"https://h","title":"ann","priority":1}"#, receivedAt: 0)
+        #expect(push.priority == .high)
+        #expect(push.link == "https://h")
+        #expect(push.recipients == "ann")
+        #expect(push.title == "ann")
+    }
+}

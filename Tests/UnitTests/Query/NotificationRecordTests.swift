@@ -13,12 +13,12 @@ import Testing
     func jsonLine() {
         var line = ""
         Self.record.appendJSONLine(to: &line)
-        #expect(line == #"{"id":42,"message_id":"m-42","received_at":"2025-11-22T01:02:03.456Z","title":"Disk \"full\"","body":null,"payload":"{\"a\":\"x,\\\"y\\\"\"}\n","read_at":null}"# + "\n")
+        #expect(line == #"{"id":42,"message_id":"m-42","received_at":"2025-11-22T01:02:03.456Z","title":"Disk \"full\"","body":null,"payload":"{\"a\":\"x,\\\"y\\\"\"}\n","read_at":null,"priority":null,"link":null,"recipients":null}"# + "\n")
         var read = Self.record
         read.readAt = 1_763_773_323_000
         line = ""
         read.appendJSONLine(to: &line)
-        #expect(line.contains(#""read_at":"2025-11-22T01:02:03.000Z"}"#))
+        #expect(line.contains(#""read_at":"2025-11-22T01:02:03.000Z","#))
     }
 
     /// CSV: RFC 4180 quoting of quotes, commas and newlines; null is an empty field.
@@ -26,7 +26,9 @@ import Testing
     func csvRecord() {
         var text = ""
         Self.record.appendCSVRecord(to: &text)
-        #expect(text == "42,m-42,2025-11-22T01:02:03.456Z,\"Disk \"\"full\"\"\",,\"{\"\"a\"\":\"\"x,\\\"\"y\\\"\"\"\"}\n\",\r\n")
-        #expect(NotificationRecord.fieldNames == ["id", "message_id", "received_at", "title", "body", "payload", "read_at"])
+        #expect(text == "42,m-42,2025-11-22T01:02:03.456Z,\"Disk \"\"full\"\"\",,\"{\"\"a\"\":\"\"x,\\\"\"y\\\"\"\"\"}\n\",,,,\r\n")
+        #expect(NotificationRecord.fieldNames == [
+            "id", "message_id", "received_at", "title", "body", "payload", "read_at", "priority", "link", "recipients",
+        ])
     }
 }

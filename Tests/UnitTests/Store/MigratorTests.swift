@@ -28,7 +28,7 @@ struct MigratorTests {
         _ = try NotificationStore(path: directory.file())
         let connection = try SQLiteConnection(path: directory.file(), mode: .readOnly)
         #expect(try connection.userVersion() == Schema.latestVersion)
-        #expect(Schema.latestVersion == 4)
+        #expect(Schema.latestVersion == 5)
         #expect(try columns(of: "outbox", in: connection).map(\.name) == [
             "id", "message_id", "kind", "payload", "state", "queued_at", "expires_at", "attempts", "sent_at",
             "delivered_at", "reply", "replied_at", "expired_at",
@@ -41,6 +41,9 @@ struct MigratorTests {
             Column(name: "title", type: "TEXT", notNull: false, primaryKey: false),
             Column(name: "body", type: "TEXT", notNull: false, primaryKey: false),
             Column(name: "read_at", type: "INTEGER", notNull: false, primaryKey: false),
+            Column(name: "priority", type: "INTEGER", notNull: false, primaryKey: false),
+            Column(name: "link", type: "TEXT", notNull: false, primaryKey: false),
+            Column(name: "recipients", type: "TEXT", notNull: false, primaryKey: false),
         ])
         #expect(try connection.column(
             "SELECT \"unique\" FROM pragma_index_list('notifications') WHERE origin = 'u'") == ["1"])
