@@ -39,11 +39,14 @@ RELEASE_FLAGS := -c release --static-swift-stdlib -Xswiftc -use-ld=lld \
 	-Xlinker --no-export-dynamic -Xlinker -z -Xlinker pack-relative-relocs
 RELEASE_DIR := .build/release
 # What gets installed; intrapush-devserver is for the demo and the tests only.
-INSTALLED_BINARIES := $(RELEASE_DIR)/intrapushd $(RELEASE_DIR)/intrapush
+INSTALLED_BINARIES := $(RELEASE_DIR)/intrapushd $(RELEASE_DIR)/intrapush $(RELEASE_DIR)/intrapush-notifier
 
 BINDIR      := $(PREFIX)/bin
 SBINDIR     := $(PREFIX)/sbin
 UNITDIR     := $(PREFIX)/lib/systemd/system
+USERUNITDIR := $(PREFIX)/lib/systemd/user
+APPLICATIONSDIR := $(PREFIX)/share/applications
+AUTOSTARTDIR := $(SYSCONFDIR)/xdg/autostart
 SYSUSERSDIR := $(PREFIX)/lib/sysusers.d
 MANDIR      := $(PREFIX)/share/man
 BASHCOMPDIR := $(PREFIX)/share/bash-completion/completions
@@ -52,7 +55,9 @@ FISHCOMPDIR := $(PREFIX)/share/fish/vendor_completions.d
 CONFDIR     := $(SYSCONFDIR)/intrapush
 
 DEB        := dist/intrapush_$(VERSION)_$(ARCH).deb
+NOTIFIER_DEB := dist/intrapush-notifier_$(VERSION)_$(ARCH).deb
 
+.PHONY: install-daemon install-notifier notifier-test screenshot
 .PHONY: all release debug deps test-deps test swift-test deb-test system-test interop interop-deps demo install deb clean bench-cli bench bench-smoke fleet-sim fuzz fuzz-smoke hostile architecture
 
 all: release
@@ -117,7 +122,7 @@ swift-test: deps
 	$(SWIFT) test --skip-build
 
 deb-test: deb
-	packaging/tests/deb-test.sh $(DEB)
+	packaging/tests/deb-test.sh $(DEB) $(NOTIFIER_DEB)
 
 # The package in a booted Debian under systemd (systemd-nspawn; root only, else it skips), for
 # each release in SYSTEM_TEST_RELEASES: bookworm (systemd 252) and trixie (systemd 257, the
@@ -125,7 +130,7 @@ deb-test: deb
 SYSTEM_TEST_RELEASES ?= bookworm trixie
 system-test: deb
 	@for release in $(SYSTEM_TEST_RELEASES); do \
-	  packaging/tests/system-test.sh $(DEB) $$release || exit 1; \
+	  packaging/tests/system-test.sh $(DEB) $$release $(NOTIFIER_DEB) || exit 1; \
 	done
 
 # Debian's node-ws, Go with gorilla/websocket, Jetty 9.4, nginx, HAProxy; the pinned Python
@@ -155,7 +160,10 @@ demo: deps
 $(INSTALLED_BINARIES):
 	$(MAKE) release
 
-install: $(INSTALLED_BINARIES)
+# Two packages from one tree: install-daemon is intrapush, install-notifier intrapush-notifier.
+install: install-daemon install-notifier
+
+install-daemon: $(INSTALLED_BINARIES)
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(SBINDIR) $(DESTDIR)$(UNITDIR) $(DESTDIR)$(SYSUSERSDIR) \
 	  $(DESTDIR)$(CONFDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man5 $(DESTDIR)$(MANDIR)/man8 \
 	  $(DESTDIR)$(BASHCOMPDIR) $(DESTDIR)$(ZSHCOMPDIR) $(DESTDIR)$(FISHCOMPDIR)
@@ -167,7 +175,7 @@ install: $(INSTALLED_BINARIES)
 	install -m 0644 packaging/intrapush.sysusers $(DESTDIR)$(SYSUSERSDIR)/intrapush.conf
 	@# An operator's edited configuration is never overwritten.
 	[ -e $(DESTDIR)$(CONFDIR)/intrapush.conf ] || install -m 0644 config/intrapush.conf $(DESTDIR)$(CONFDIR)/intrapush.conf
-	for page in packaging/man/*.[158]; do \
+	for page in packaging/man/intrapush.1 packaging/man/*.[58]; do \
 	  name=$${page##*/}; \
 	  sed 's/@VERSION@/$(UPSTREAM_VERSION)/' $$page | gzip -9n >$(DESTDIR)$(MANDIR)/man$${name##*.}/$$name.gz && \
 	  chmod 0644 $(DESTDIR)$(MANDIR)/man$${name##*.}/$$name.gz || exit 1; \
@@ -178,12 +186,29 @@ install: $(INSTALLED_BINARIES)
 	$(RELEASE_DIR)/intrapush --generate-completion-script fish >$(DESTDIR)$(FISHCOMPDIR)/intrapush.fish
 	chmod 0644 $(DESTDIR)$(BASHCOMPDIR)/intrapush $(DESTDIR)$(ZSHCOMPDIR)/_intrapush $(DESTDIR)$(FISHCOMPDIR)/intrapush.fish
 
+# The desktop agent: the user unit (enabled for every user by dh_installsystemduser), the
+# autostart entry for sessions without graphical-session.target, the entry its notifications
+# name (desktop-entry), the man page.
+install-notifier: $(INSTALLED_BINARIES)
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(USERUNITDIR) $(DESTDIR)$(APPLICATIONSDIR) $(DESTDIR)$(AUTOSTARTDIR) \
+	  $(DESTDIR)$(MANDIR)/man1
+	install -m 0755 $(RELEASE_DIR)/intrapush-notifier $(DESTDIR)$(BINDIR)/intrapush-notifier
+	sed 's|/usr/bin/intrapush-notifier|$(BINDIR)/intrapush-notifier|' packaging/intrapush-notifier.service \
+	  >$(DESTDIR)$(USERUNITDIR)/intrapush-notifier.service
+	chmod 0644 $(DESTDIR)$(USERUNITDIR)/intrapush-notifier.service
+	install -m 0644 packaging/intrapush-notifier.desktop $(DESTDIR)$(APPLICATIONSDIR)/intrapush-notifier.desktop
+	install -m 0644 packaging/intrapush-notifier-autostart.desktop $(DESTDIR)$(AUTOSTARTDIR)/intrapush-notifier.desktop
+	sed 's/@VERSION@/$(UPSTREAM_VERSION)/' packaging/man/intrapush-notifier.1 | gzip -9n \
+	  >$(DESTDIR)$(MANDIR)/man1/intrapush-notifier.1.gz
+	chmod 0644 $(DESTDIR)$(MANDIR)/man1/intrapush-notifier.1.gz
+
 # dpkg-buildpackage through debhelper (debian/rules): intrapush and intrapush-dbgsym in dist/,
 # with the .buildinfo and .changes beside them (lintian reads the .changes).
 deb: deps
 	$(call apt_install_missing,$(DEB_DEPS))
 	mkdir -p dist
-	rm -f dist/intrapush_$(VERSION)_* dist/intrapush-dbgsym_$(VERSION)_*
+	rm -f dist/intrapush_$(VERSION)_* dist/intrapush-dbgsym_$(VERSION)_* dist/intrapush-notifier_$(VERSION)_* \
+	  dist/intrapush-notifier-dbgsym_$(VERSION)_*
 	dpkg-buildpackage -b -uc -us \
 	  --buildinfo-file=dist/intrapush_$(VERSION)_$(ARCH).buildinfo --buildinfo-option=-udist \
 	  --changes-file=dist/intrapush_$(VERSION)_$(ARCH).changes --changes-option=-udist

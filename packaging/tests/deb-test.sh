@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The package test: inspects a built intrapush .deb, unpacks it into a scratch root and runs the
-# unpacked binaries. Usage: deb-test.sh [PATH.deb]  (without a path: `make deb` first).
+# unpacked binaries; then the same for intrapush-notifier. Usage: deb-test.sh [PATH.deb [NOTIFIER.deb]]
+# (without a path: `make deb` first).
 # Every failed check is reported; the exit status is 1 when any failed.
 set -euo pipefail
 
@@ -8,6 +9,7 @@ cd "$(dirname "$0")/../.."
 version=$(sed -n '1s/^intrapush (\([^)]*\)).*/\1/p' debian/changelog)
 arch=$(dpkg --print-architecture)
 deb=${1:-}
+notifier_deb=${2:-dist/intrapush-notifier_${version}_${arch}.deb}
 if [[ -z $deb ]]; then
     make deb
     deb=dist/intrapush_${version}_${arch}.deb
@@ -180,6 +182,65 @@ if command -v systemd-analyze >/dev/null; then
     [[ -z $output ]] || printf '      %s\n' "$output"
 else
     echo "skip  systemd-analyze is not installed: exposure and verify not checked"
+fi
+
+# --- intrapush-notifier -----------------------------------------------------------------------
+if [[ -f $notifier_deb ]]; then
+    nfield() { dpkg-deb --field "$notifier_deb" "$1"; }
+    check "the second package is intrapush-notifier" test "$(nfield Package)" = intrapush-notifier
+    ndepends=$(nfield Depends)
+    echo "      intrapush-notifier Depends: $ndepends"
+    check "intrapush-notifier depends on intrapush of its own version" grep -qF "intrapush (= $version)" <<<"$ndepends"
+    check "intrapush-notifier depends on libsystemd0 (sd-bus) and libsqlite3-0" \
+        bash -c 'grep -q libsystemd0 <<<"$1" && grep -q libsqlite3-0 <<<"$1"' _ "$ndepends"
+    check "intrapush ships no notifier (headless hosts do not get it)" bash -c '! grep -q notifier <<<"$1"' _ "$contents"
+    nroot=$scratch/notifier-root
+    dpkg-deb -x "$notifier_deb" "$nroot"
+    root_before=$root
+    root=$nroot
+    expect_mode 755 usr/bin/intrapush-notifier
+    expect_mode 644 usr/lib/systemd/user/intrapush-notifier.service
+    expect_mode 644 etc/xdg/autostart/intrapush-notifier.desktop
+    expect_mode 644 usr/share/applications/intrapush-notifier.desktop
+    expect_mode 644 usr/share/man/man1/intrapush-notifier.1.gz
+    root=$root_before
+    mkdir -p "$scratch/notifier-control"
+    dpkg-deb --control "$notifier_deb" "$scratch/notifier-control"
+    check "postinst enables the user unit for every user (deb-systemd-helper --user)" \
+        grep -q 'deb-systemd-helper --user' "$scratch/notifier-control/postinst"
+    check "the autostart entry is a conffile" grep -qx /etc/xdg/autostart/intrapush-notifier.desktop "$scratch/notifier-control/conffiles"
+    needed=$(readelf -d "$nroot/usr/bin/intrapush-notifier" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p' | paste -sd' ' -)
+    echo "      usr/bin/intrapush-notifier NEEDED: $needed"
+    check "intrapush-notifier needs no Swift runtime, no TLS" \
+        bash -c '! grep -qiE "swift|Foundation|dispatch|icu|ssl|crypto" <<<"$1"' _ "$needed"
+    check "intrapush-notifier links no NIO or BoringSSL" \
+        bash -c '! strings "$1" | grep -qE "NIOPosix|BoringSSL|CNIOBoringSSL"' _ "$nroot/usr/bin/intrapush-notifier"
+    text=$(zcat "$nroot/usr/share/man/man1/intrapush-notifier.1.gz")
+    check "intrapush-notifier.1 renders without groff warnings" test -z "$(LC_ALL=C.UTF-8 groff -man -Tutf8 -ww -z <<<"$text" 2>&1)"
+    if command -v desktop-file-validate >/dev/null; then
+        for entry in etc/xdg/autostart/intrapush-notifier.desktop usr/share/applications/intrapush-notifier.desktop; do
+            check "/$entry is a valid desktop entry" desktop-file-validate "$nroot/$entry"
+        done
+    fi
+    status=0
+    output=$("${clean_env[@]}" "$nroot/usr/bin/intrapush-notifier" --help 2>&1) || status=$?
+    check "intrapush-notifier --help exits 0 and names --catch-up (was $status)" \
+        bash -c '[ "$2" = 0 ] && grep -q -- --catch-up <<<"$1"' _ "$output" "$status"
+    status=0
+    output=$("${clean_env[@]}" DBUS_SESSION_BUS_ADDRESS=unix:path=$scratch/no-bus XDG_RUNTIME_DIR=$scratch \
+        "$nroot/usr/bin/intrapush-notifier" --database "$scratch/state/missing.sqlite3" 2>&1) || status=$?
+    check "intrapush-notifier exits 69 without a session bus, saying so (was $status)" \
+        bash -c '[ "$2" = 69 ] && grep -q "session bus" <<<"$1"' _ "$output" "$status"
+    if command -v systemd-analyze >/dev/null; then
+        # A user manager needs a runtime directory; the binary is not installed on this host.
+        mkdir -m 0700 "$scratch/runtime"
+        output=$(XDG_RUNTIME_DIR=$scratch/runtime systemd-analyze verify --user --man=no \
+            "$nroot/usr/lib/systemd/user/intrapush-notifier.service" 2>&1 | grep -v "Command /usr/bin/intrapush-notifier is not executable" || true)
+        check "systemd-analyze verify --user is clean for the user unit" test -z "$output"
+        [[ -z $output ]] || printf '      %s\n' "$output"
+    fi
+else
+    fail "intrapush-notifier is built beside the package ($notifier_deb)"
 fi
 
 # --- Debian's own checks ----------------------------------------------------------------------

@@ -2,7 +2,7 @@
 # The system test: the built .deb in a booted Debian release (bookworm, trixie) under a real
 # systemd (PID 1 of a systemd-nspawn container), driven as an administrator would, against
 # intrapush-devserver on the host's loopback (the container shares the host's network).
-# Usage: system-test.sh [PATH.deb] [RELEASE]   (RELEASE: bookworm, the default, or trixie)
+# Usage: system-test.sh [PATH.deb] [RELEASE] [NOTIFIER.deb]   (RELEASE: bookworm, the default, or trixie)
 #
 # Each release's root comes from debootstrap once and is cached under .build/system-test; each run
 # boots it with --volatile=overlay, so nothing a run does reaches the cache. Every failed check
@@ -15,6 +15,7 @@ version=$(sed -n '1s/^intrapush (\([^)]*\)).*/\1/p' debian/changelog)
 arch=$(dpkg --print-architecture)
 deb=${1:-dist/intrapush_${version}_${arch}.deb}
 release=${2:-bookworm}
+notifier_deb=${3:-dist/intrapush-notifier_${version}_${arch}.deb}
 devserver=${DEVSERVER:-.build/release/intrapush-devserver}
 cache=$here/.build/system-test
 # The cached root is rebuilt when this list changes.
@@ -47,6 +48,7 @@ trap cleanup EXIT
 # What the container sees in /mnt/test: the package, and the same package one version later.
 mkdir -p "$scratch/test"
 cp "$deb" "$scratch/test/intrapush.deb"
+[[ -f $notifier_deb ]] && cp "$notifier_deb" "$scratch/test/intrapush-notifier.deb"
 next_version="${version}+systemtest1"
 dpkg-deb -R "$deb" "$scratch/next"
 sed -i "s/^Version: .*/Version: $next_version/" "$scratch/next/DEBIAN/control"
@@ -82,6 +84,27 @@ check_that "intrapush status as a member of the group intrapush" \
 check_that "intrapush send as a member of the group intrapush" \
     "inside runuser -u alice -- intrapush send '{\"id\":\"from-alice\"}' >/dev/null"
 await 100 "the message at the server" upstream_has from-alice
+
+# --- the desktop agent's package -----------------------------------------------------------------
+# Its behaviour on a session bus is the notifier test's (Tests/Notifier); here: it installs beside
+# the daemon, is enabled for every user, and tells a user outside the group what to do.
+if [[ -f $scratch/test/intrapush-notifier.deb ]]; then
+    output=$(inside apt-get install -y -q /mnt/test/intrapush-notifier.deb 2>&1) || fail "apt-get install intrapush-notifier: $output"
+    check "intrapush-notifier: the user unit is enabled for every user" \
+        test "$(inside systemctl --global is-enabled intrapush-notifier.service 2>&1)" = enabled
+    check_that "intrapush-notifier: the user unit is wanted by graphical-session.target" \
+        'test -L "$(ct_path /etc/systemd/user/graphical-session.target.wants/intrapush-notifier.service)"'
+    inside useradd --create-home bob
+    status=0
+    output=$(inside runuser -u bob -- dbus-run-session -- intrapush-notifier 2>&1) || status=$?
+    check "intrapush-notifier as a user outside the group: exit 77 (was $status)" test "$status" = 77
+    check "intrapush-notifier as a user outside the group: says to run adduser" grep -q "adduser bob intrapush" <<<"$output"
+    inside apt-get purge -y -q intrapush-notifier >/dev/null 2>&1 || fail "apt-get purge intrapush-notifier"
+    check "intrapush-notifier purged: the user unit is no longer enabled" \
+        test ! -e "$(ct_path /etc/systemd/user/graphical-session.target.wants/intrapush-notifier.service)"
+else
+    fail "the intrapush-notifier package is there ($notifier_deb)"
+fi
 healthy_since=$(inside date '+%Y-%m-%d %H:%M:%S')
 
 # --- the unit's ceilings, and files whose modes do not depend on a umask ----------------------------
