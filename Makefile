@@ -29,7 +29,7 @@ ARCH       := $(shell dpkg --print-architecture 2>/dev/null || uname -m)
 # ip(8) makes the network namespaces of the network-awareness tests (they skip without it).
 SYSTEM_DEPS := libsqlite3-dev libsystemd-dev pkg-config
 TEST_DEPS   := dpkg-dev binutils groff-base man-db systemd procps iproute2 lintian curl prometheus openssl \
-	systemd-container debootstrap strace
+	systemd-container debootstrap strace python3-dbusmock python3-dbus dbus-daemon desktop-file-utils
 # What dpkg-buildpackage needs besides SYSTEM_DEPS (debian/control's Build-Depends).
 DEB_DEPS    := dpkg-dev debhelper
 # lld, with relative relocations packed (DT_RELR, glibc >= 2.36) and no symbol table exported:
@@ -97,6 +97,7 @@ test: test-deps
 	$(MAKE) system-test
 	$(MAKE) interop
 	$(MAKE) hostile
+	$(MAKE) notifier-test
 	$(MAKE) bench-smoke
 
 # libFuzzer harnesses for every parser of outside input (Fuzz/): FUZZ_TIME seconds each (or
@@ -116,6 +117,15 @@ architecture:
 # against the release daemon, with its peak RSS under each.
 hostile: release
 	python3 Tests/Hostile/hostile.py --daemon $(RELEASE_DIR)/intrapushd
+
+# The desktop agent on a private session bus, with python-dbusmock's notification server, the
+# devserver and the release daemon (Tests/Notifier); Debian's python3, which has the dbus module.
+notifier-test: release
+	/usr/bin/python3 Tests/Notifier/notifier_test.py --bin-dir $(RELEASE_DIR)
+
+# Three pushes shown by dunst under Xvfb, and a screenshot of them (docs/notifier-screenshot.png).
+screenshot: release
+	scripts/screenshot.sh $(RELEASE_DIR) docs/notifier-screenshot.png
 
 swift-test: deps
 	$(SWIFT) build --build-tests
