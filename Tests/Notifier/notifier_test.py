@@ -291,9 +291,17 @@ def scenario_server_away(world):
 
 
 def scenario_no_database(world):
-    """Started before the daemon ever ran: it waits, then shows the first push."""
+    """Started before the daemon ever ran, before even the database's directory exists: it waits
+    (on inotify, not a timer), then shows the first push."""
+    world.database = f"{world.dir}/var/lib/intrapush/notifications.sqlite3"
+    with open(f"{world.dir}/intrapush.conf", "a") as out:
+        out.write(f'database = "{world.database}"\n')
+    config = open(f"{world.dir}/intrapush.conf").read().replace(
+        f'database = "{world.dir}/notifications.sqlite3"\n', "")
+    open(f"{world.dir}/intrapush.conf", "w").write(config)
     world.start_agent()
     expect(world.agent.poll() is None, "still running without a database")
+    os.makedirs(os.path.dirname(world.database))
     world.start_daemon()
     world.push({"id": "n1", "title": "first ever"})
     wait_for("the first push", lambda: world.summaries() == ["first ever"])

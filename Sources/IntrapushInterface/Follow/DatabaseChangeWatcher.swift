@@ -25,7 +25,11 @@ package final class DatabaseChangeWatcher {
         case descriptorReady
     }
 
-    private let inotify: Int32
+    private var inotify: Int32
+    private let directory: String
+    /// The watch on `directory`, or on its nearest existing ancestor until it exists.
+    private var currentWatch: Int32?
+    private var isWatchingDirectory = false
     private let watchedNames: Set<String>
     private let stopSignals: StopSignalPipe
     private let outputDescriptor: Int32
@@ -39,18 +43,37 @@ package final class DatabaseChangeWatcher {
     ///   - outputDescriptor: watched for the reader's end of a pipe closing; -1 for none.
     package init(databasePath: String, outputDescriptor: Int32 = 1) {
         let (directory, name) = Self.split(databasePath)
+        self.directory = directory
         watchedNames = [name, name + "-wal"]
         stopSignals = StopSignalPipe.install()
         self.outputDescriptor = outputDescriptor
         var descriptor = inotify_init1(Int32(IN_CLOEXEC | IN_NONBLOCK))
-        if descriptor >= 0 {
-            let mask = UInt32(IN_MODIFY | IN_CREATE | IN_MOVED_TO | IN_CLOSE_WRITE)
-            if inotify_add_watch(descriptor, directory, mask) < 0 {
-                close(descriptor)
-                descriptor = -1
-            }
+        inotify = descriptor
+        if descriptor >= 0, !armWatch() {
+            close(descriptor)
+            descriptor = -1
         }
         inotify = descriptor
+    }
+
+    /// Watches the database's directory; while it does not exist yet (a daemon that never
+    /// started makes it), the nearest ancestor that does, for its creation. `false` when not
+    /// even `/` can be watched.
+    private func armWatch() -> Bool {
+        var candidate = directory
+        while true {
+            let isTarget = candidate == directory
+            let mask = isTarget ? UInt32(IN_MODIFY | IN_CREATE | IN_MOVED_TO | IN_CLOSE_WRITE) : UInt32(IN_CREATE | IN_MOVED_TO)
+            let watch = inotify_add_watch(inotify, candidate, mask)
+            if watch >= 0 {
+                if let current = currentWatch, current != watch { inotify_rm_watch(inotify, current) }
+                currentWatch = watch
+                isWatchingDirectory = isTarget
+                return true
+            }
+            guard errno == ENOENT || errno == ENOTDIR, candidate != "/" else { return false }
+            candidate = Self.split(candidate).directory
+        }
     }
 
     deinit {
@@ -83,8 +106,21 @@ package final class DatabaseChangeWatcher {
         }
     }
 
-    /// Reads every pending event; `true` when one concerns the database or its WAL.
+    /// Reads every pending event; `true` when one concerns the database or its WAL (or when the
+    /// directory, awaited until now, has appeared: the database may be in it already).
     private func drainEvents() -> Bool {
+        guard isWatchingDirectory else {
+            discardEvents()
+            return armWatch() && isWatchingDirectory
+        }
+        return drainDirectoryEvents()
+    }
+
+    private func discardEvents() {
+        while eventBuffer.withUnsafeMutableBytes({ read(inotify, $0.baseAddress, $0.count) }) > 0 {}
+    }
+
+    private func drainDirectoryEvents() -> Bool {
         let eventSize = MemoryLayout<inotify_event>.size
         var relevant = false
         while true {
