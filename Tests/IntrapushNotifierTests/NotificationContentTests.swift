@@ -82,3 +82,20 @@ import Testing
         #expect(shown.actions.isEmpty)
     }
 }
+
+@Suite struct BusErrorTests {
+    /// What waits for a server and what is passed over: a notification must not be lost because
+    /// the server could not be started, nor block the rest because the server refused it.
+    @Test func noServerOrRefusal() {
+        for name in [
+            "org.freedesktop.DBus.Error.ServiceUnknown", "org.freedesktop.DBus.Error.NameHasNoOwner",
+            "org.freedesktop.DBus.Error.Spawn.ChildSignaled", "org.freedesktop.DBus.Error.NoReply",
+            "org.freedesktop.DBus.Error.Timeout", nil,
+        ] {
+            #expect(BusError(name: name, message: "").isNoServer, "\(name ?? "a local failure")")
+        }
+        for name in ["org.freedesktop.DBus.Error.InvalidArgs", "org.freedesktop.Notifications.Error.Refused", "org.example.Oops"] {
+            #expect(!BusError(name: name, message: "").isNoServer, "\(name)")
+        }
+    }
+}

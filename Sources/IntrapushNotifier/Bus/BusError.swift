@@ -10,9 +10,13 @@ package struct BusError: Error, Equatable, CustomStringConvertible {
         self.message = message
     }
 
-    /// No program owns the name called, and none can be started for it.
+    /// The call did not reach a working server: nothing owns the name, starting one failed (a
+    /// notification server activated outside a graphical session, say), no reply came, or the
+    /// connection broke. Then what was not shown waits for a server to appear, rather than being
+    /// passed over. Only the server's own refusal (its own error name, or bad arguments) is not.
     package var isNoServer: Bool {
-        name == "org.freedesktop.DBus.Error.ServiceUnknown" || name == "org.freedesktop.DBus.Error.NameHasNoOwner"
+        guard let name else { return true }
+        return name.hasPrefix("org.freedesktop.DBus.Error.") && name != "org.freedesktop.DBus.Error.InvalidArgs"
     }
 
     package var description: String { message }
