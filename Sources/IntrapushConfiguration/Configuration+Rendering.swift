@@ -8,7 +8,16 @@ extension Configuration {
         func add(_ key: String, string value: String) { add(key, quoted(value)) }
         func add(_ key: String, duration value: Duration) { add(key, quoted(DurationParser.format(value))) }
 
-        add("host", string: host)
+        if hosts.count > 1 {
+            add("host", "[" + hosts.map(quoted).joined(separator: ", ") + "]")
+            if let failbackInterval {
+                add("failback_interval", duration: failbackInterval)
+            } else {
+                add("failback_interval", "0")
+            }
+        } else {
+            add("host", string: host)
+        }
         add("org", string: org)
         add("client", string: client)
         lines.append("# token from \(tokenSource)")

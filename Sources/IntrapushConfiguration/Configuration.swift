@@ -4,8 +4,16 @@
 /// validation; the initializer's defaults are the documented ones, for tests and tools that build one by
 /// hand. Durations are `Duration`, sizes are bytes.
 package struct Configuration: Sendable, Equatable {
-    /// `name[:port]` or `[v6]:port`, as written.
-    package var host: String
+    /// Every server, `name[:port]` or `[v6]:port` as written, in order: the first is the primary,
+    /// the others are tried in turn when it cannot be reached (`host` may be a list).
+    package var hosts: [String]
+    /// The primary server.
+    package var host: String {
+        get { hosts.first ?? "" }
+        set { if hosts.isEmpty { hosts = [newValue] } else { hosts[0] = newValue } }
+    }
+    /// While on another server, how often the primary is tried again; `nil`: never.
+    package var failbackInterval: Duration?
     package var org: String
     package var client: String
     /// The credential in the URL; its description is `***`.
@@ -79,6 +87,8 @@ package struct Configuration: Sendable, Equatable {
 
     package init(
         host: String,
+        fallbackHosts: [String] = [],
+        failbackInterval: Duration? = Defaults.failbackInterval,
         org: String,
         client: String = Defaults.client,
         token: Secret,
@@ -119,7 +129,8 @@ package struct Configuration: Sendable, Equatable {
         metricsListen: ListenAddress? = nil,
         metricsFile: String? = nil
     ) {
-        self.host = host
+        self.hosts = [host] + fallbackHosts
+        self.failbackInterval = failbackInterval
         self.org = org
         self.client = client
         self.token = token
@@ -195,6 +206,9 @@ extension Configuration {
         package static let connectTimeout: Duration = .seconds(10)
         package static let reconnectMin: Duration = .seconds(1)
         package static let reconnectMax: Duration = .seconds(60)
+        package static let failbackInterval: Duration = .seconds(300)
+        /// Servers in `host`, at most: a list is a primary and its standbys, not a fleet.
+        package static let maximumHosts = 16
         package static let maxMessageSize = 1_048_576
         package static let database = "/var/lib/intrapush/notifications.sqlite3"
         package static let tokenFile = "/etc/intrapush/token"

@@ -2,6 +2,7 @@
 /// `INTRAPUSH_` + the key in upper case.
 enum ConfigurationKey: String, CaseIterable, Sendable {
     case host
+    case failbackInterval = "failback_interval"
     case org
     case client
     case tokenFile = "token_file"

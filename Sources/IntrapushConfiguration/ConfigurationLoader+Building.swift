@@ -2,10 +2,9 @@ import IntrapushSupport
 extension ConfigurationLoader {
     /// Reads and validates every key, falling back to the default wherever a value is missing or bad.
     func makeConfiguration(reader: inout SettingReader, purpose: Purpose, warnings: inout [String]) -> Configuration {
-        let host = required(.host, reader: &reader, hint: #"set host = "name[:port]""#)
-        if let host, case .failure(let error) = HostAndPort.parse(host) {
-            reader.reject(.host, error.reason)
-        }
+        let hosts = serverHosts(reader: &reader)
+        let host = hosts.first
+        let failbackInterval = reader.duration(.failbackInterval, allowsZero: true) ?? Configuration.Defaults.failbackInterval
         let org = required(.org, reader: &reader, hint: #"set org = "your organisation""#)
         let heartbeatInterval = reader.duration(.heartbeatInterval) ?? Configuration.Defaults.heartbeatInterval
         let deadPeerTimeout = reader.duration(.deadPeerTimeout)
@@ -38,16 +37,19 @@ extension ConfigurationLoader {
         let tls = reader.bool(.tls) ?? false
         let pathTemplate = pathTemplate(reader: &reader)
         let helloText = optionalText(.helloText, reader: &reader)
-        if purpose == .daemon, !tls, let host, case .success(let parsed) = HostAndPort.parse(host), !parsed.isLoopback,
-            pathTemplate.contains("{token}") || helloText?.contains("{token}") == true
-                || headers.contains(where: { $0.value.contains("{token}") })
-        {
-            warnings.append(
-                "the token travels in clear to \(parsed.name): tls = false sends it unencrypted, readable by anyone on the path; set tls = true")
+        let tokenTravels = pathTemplate.contains("{token}") || helloText?.contains("{token}") == true
+            || headers.contains(where: { $0.value.contains("{token}") })
+        for host in hosts where purpose == .daemon && !tls && tokenTravels {
+            if case .success(let parsed) = HostAndPort.parse(host), !parsed.isLoopback {
+                warnings.append(
+                    "the token travels in clear to \(parsed.name): tls = false sends it unencrypted, readable by anyone on the path; set tls = true")
+            }
         }
 
         return Configuration(
             host: host ?? "",
+            fallbackHosts: Array(hosts.dropFirst()),
+            failbackInterval: failbackInterval == .zero ? nil : failbackInterval,
             org: org ?? "",
             client: nonEmpty(.client, reader: &reader) ?? Configuration.Defaults.client,
             token: token.0,
@@ -99,6 +101,49 @@ extension ConfigurationLoader {
             return "\(directory)/notifications.sqlite3"
         }
         return Configuration.Defaults.database
+    }
+
+    /// `host`: one server, or a list (in the environment, separated by commas or lines), each
+    /// `name[:port]`, none twice.
+    private func serverHosts(reader: inout SettingReader) -> [String] {
+        guard reader.isSet(.host) else {
+            reader.report(.host, "required; set host = \"name[:port]\" (or a list of them) in the configuration file or \(ConfigurationKey.host.environmentVariable)")
+            return []
+        }
+        let written: [String]
+        switch reader.rawValue(.host) {
+        case .strings(let list)?:
+            written = list
+        case .environment(let text)?:
+            written = text.split(whereSeparator: { $0 == "," || $0.isNewline }).map { String(String($0).trimmingWhitespace()) }
+                .filter { !$0.isEmpty }
+        default:
+            guard let one = nonEmpty(.host, reader: &reader) else { return [] }
+            written = [one]
+        }
+        guard !written.isEmpty else {
+            reader.reject(.host, "must name at least one server")
+            return []
+        }
+        guard written.count <= Configuration.Defaults.maximumHosts else {
+            reader.reject(.host, "names \(written.count) servers; at most \(Configuration.Defaults.maximumHosts)")
+            return []
+        }
+        var seen: Set<String> = []
+        for host in written {
+            switch HostAndPort.parse(host) {
+            case .failure(let error):
+                reader.reject(.host, written.count > 1 ? "\(host): \(error.reason)" : error.reason)
+                return []
+            case .success(let parsed):
+                let key = "\(parsed.name.lowercased()):\(parsed.port.map(String.init) ?? "")"
+                guard seen.insert(key).inserted else {
+                    reader.reject(.host, "names \(host) twice")
+                    return []
+                }
+            }
+        }
+        return written
     }
 
     private func required(_ key: ConfigurationKey, reader: inout SettingReader, hint: String) -> String? {

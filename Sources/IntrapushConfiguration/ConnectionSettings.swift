@@ -58,7 +58,15 @@ package struct ConnectionSettings: Sendable, Equatable, CustomStringConvertible,
 }
 
 extension Configuration {
-    /// The settings of the connection this configuration opens.
+    /// The settings of a connection to server `index` of `hosts` (the same but for the endpoint:
+    /// each server gets its own SNI and name check).
+    package func connection(toServer index: Int) -> ConnectionSettings {
+        var settings = connection
+        if index > 0, index < hosts.count { settings.endpoint = endpoint(for: hosts[index]) }
+        return settings
+    }
+
+    /// The settings of the connection to the primary server.
     package var connection: ConnectionSettings {
         ConnectionSettings(
             endpoint: endpoint,

@@ -30,12 +30,18 @@ package struct ServerEndpoint: Sendable, Equatable {
 }
 
 extension Configuration {
-    /// The endpoint this configuration connects to.
+    /// The primary server's endpoint.
+    package var endpoint: ServerEndpoint { endpoint(for: host) }
+
+    /// Every server's endpoint, the primary first.
+    package var endpoints: [ServerEndpoint] { hosts.map(endpoint(for:)) }
+
+    /// The endpoint of one of `hosts`.
     ///
-    /// A loaded configuration has a valid `host`; should one be set by hand to something that does
+    /// A loaded configuration has valid hosts; should one be set by hand to something that does
     /// not parse, the text is used as the name as it stands, so that the connection attempt fails
     /// visibly rather than this property trapping.
-    package var endpoint: ServerEndpoint {
+    package func endpoint(for host: String) -> ServerEndpoint {
         let scheme = tls ? "wss" : "ws"
         let defaultPort = tls ? 443 : 80
         let address = (try? HostAndPort.parse(host).get()) ?? HostAndPort(name: host, port: nil)

@@ -14,6 +14,9 @@ struct SettingReader {
 
     func isSet(_ key: ConfigurationKey) -> Bool { settings[key] != nil }
 
+    /// The value as written, for a key that takes more than one type (`host`: a string or a list).
+    func rawValue(_ key: ConfigurationKey) -> RawSetting.Value? { settings[key]?.value }
+
     func origin(of key: ConfigurationKey) -> RawSetting.Origin? { settings[key]?.origin }
 
     /// Records that `key`'s value is wrong; the message gets ` (was <value>)` unless the key is secret.

@@ -35,6 +35,8 @@ extension LiveState {
         add("hook_failures", hookFailures)
         add("hook_timeouts", hookTimeouts)
         add("hook_dropped", hookDropped)
+        add("primary_server", primaryServer)
+        add("primary_unreachable_since", primaryUnreachableSince)
         return lines.joined(separator: "\n") + "\n"
     }
 
@@ -75,5 +77,7 @@ extension LiveState {
             hookTimeouts: int64("hook_timeouts") ?? 0,
             hookDropped: int64("hook_dropped") ?? 0
         )
+        primaryServer = fields["primary_server"].map(String.init)
+        primaryUnreachableSince = int64("primary_unreachable_since")
     }
 }

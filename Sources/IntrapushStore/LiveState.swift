@@ -56,6 +56,10 @@ package struct LiveState: Sendable, Equatable {
     package var hookFailures: Int64
     package var hookTimeouts: Int64
     package var hookDropped: Int64
+    /// On a fallback server (`host` a list): the primary's URL, token as `***`; `nil` on the
+    /// primary. With `primaryUnreachableSince`, known to the running daemon only (not in the row).
+    package var primaryServer: String? = nil
+    package var primaryUnreachableSince: Int64? = nil
 
     package init(
         pid: Int32? = nil,

@@ -89,7 +89,7 @@ extension DisconnectReason {
         case .messageTooLarge: "message_too_large"
         case .storeFailed: "store_failed"
         case .reconfigured: "reconfigured"
-        case .shuttingDown, .error: "error"
+        case .shuttingDown, .returnedToPrimary, .error: "error"
         }
     }
 }

@@ -10,6 +10,7 @@ struct ReportMetrics: Sendable {
     private let states: [(LiveState.State, Gauge)]
     private let counters: [(@Sendable (LiveState) -> Int64, Counter)]
     private let reconnectAttempt: Gauge
+    private let onFallback: Gauge
     private let timestamps: [(@Sendable (LiveState) -> Int64?, Gauge)]
     private let retentionMaxAge: Gauge
     private let retentionMaxRows: Gauge
@@ -51,6 +52,7 @@ struct ReportMetrics: Sendable {
             countedBy("pruned_rows", "Notifications deleted by retention since the database was created.") { $0.prunedTotal },
         ]
         reconnectAttempt = gauge("reconnect_attempt", "Consecutive failed connection attempts; 0 while connected.")
+        onFallback = gauge("fallback", "1 while connected to another server than the primary (host is a list), else 0.")
         timestamps = [
             timestamp("start_time", unit: "seconds", "When the daemon started, Unix time.") { $0.startedAt },
             timestamp("connected_since_timestamp", unit: "seconds", "When the current connection opened, Unix time; 0 while disconnected.") { $0.connectedSince },
@@ -58,6 +60,7 @@ struct ReportMetrics: Sendable {
             timestamp("last_push_timestamp", unit: "seconds", "When the last push was stored, Unix time; 0 before the first.") { $0.lastPushAt },
             timestamp("next_attempt_timestamp", unit: "seconds", "When the next connection attempt is due, Unix time; 0 when none waits.") { $0.nextAttemptAt },
             timestamp("last_prune_timestamp", unit: "seconds", "When retention last deleted rows, Unix time; 0 before the first.") { $0.lastPruneAt },
+            timestamp("primary_unreachable_since_timestamp", unit: "seconds", "Since when the primary server has been unreachable, Unix time; 0 while it is reachable.") { $0.primaryUnreachableSince },
         ]
         retentionMaxAge = gauge("retention_max_age", unit: "seconds", "retention_days in force, in seconds; 0 keeps notifications forever.")
         retentionMaxRows = gauge("retention_max_rows", "retention_max_rows in force; 0 is no limit.")
@@ -77,6 +80,7 @@ struct ReportMetrics: Sendable {
             counter.increment(by: state.map(path) ?? 0)
         }
         reconnectAttempt.set(Int64(state?.reconnectAttempt ?? 0))
+        onFallback.set(Int64(state?.primaryServer != nil ? 1 : 0))
         for (path, gauge) in timestamps { gauge.set(Double(state.flatMap(path) ?? 0) / 1000) }
         retentionMaxAge.set(Int64(state?.retentionDays ?? 0) * 86_400)
         retentionMaxRows.set(Int64(state?.retentionMaxRows ?? 0))

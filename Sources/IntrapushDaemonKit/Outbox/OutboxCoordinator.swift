@@ -60,6 +60,9 @@ package final class OutboxCoordinator: @unchecked Sendable {
     /// After `hello_text`: the connection takes messages now.
     func attach(_ sender: any OutboxSender, window: Int, acknowledges: Bool) {
         eventLoop.assertInEventLoop()
+        // Returning to the primary: the new connection takes over before the old one closes; what
+        // was in flight on the old one goes again on the new, in order.
+        if self.sender != nil { machine.connectionClosed() }
         self.sender = sender
         perform(machine.connectionOpened(window: window, acknowledges: acknowledges))
     }

@@ -30,6 +30,8 @@ package enum DisconnectReason: Sendable, Equatable, CustomStringConvertible {
     case reconfigured
     /// SIGTERM/SIGINT: we closed with 1000.
     case shuttingDown
+    /// The primary server is up again: this connection to a fallback is closed with 1000.
+    case returnedToPrimary
     /// Anything else the channel reported.
     case error(String)
 
@@ -72,6 +74,7 @@ package enum DisconnectReason: Sendable, Equatable, CustomStringConvertible {
         case .storeFailed(let detail): return "could not store a push: \(detail)"
         case .reconfigured: return "configuration reloaded"
         case .shuttingDown: return "shutting down"
+        case .returnedToPrimary: return "the primary server is back"
         case .error(let detail): return detail
         }
     }

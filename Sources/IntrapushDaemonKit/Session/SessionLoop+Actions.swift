@@ -23,6 +23,14 @@ extension SessionLoop {
             channel?.pipeline.fireUserInboundEventTriggered(VerifyRequested(reason: "the network changed"))
         case .stop:
             isFinished = true
+        case .scheduleFailback(let delay):
+            scheduleFailback(after: delay, tasks: &tasks)
+        case .probePrimary:
+            probePrimary(tasks: &tasks)
+        case .switchToPrimary:
+            break  // done where the probe's channel is at hand (`probeSucceeded`)
+        case .abandonProbe:
+            abandonProbe()
         case .none:
             break
         }
@@ -30,19 +38,20 @@ extension SessionLoop {
 
     private mutating func dial(tasks: inout DiscardingTaskGroup) {
         generation += 1
+        promotedProbe = nil
         let dialGeneration = generation
         let configuration = self.configuration
-        let endpoint = configuration.endpoint
+        let endpoint = currentEndpoint
         let service = self.service
         let cancellation = DialCancellation()
         dialCancellation = cancellation
-        setStatus(StatusLine.connecting(to: configuration))
+        setStatus(StatusLine.connecting(to: configuration, server: machine.currentServer))
         logger.debug("connecting to \(endpoint.redactedURL)")
         persist { $0.nextAttemptAt = nil }
 
         let dialer: WebSocketDialer
         do {
-            dialer = try currentDialer()
+            dialer = try self.dialer(forServer: machine.currentServer)
         } catch {
             // Building the TLS context failed: a bad ca_file, say. Retried with backoff like any failure.
             service.send(.dialFailed(.unreachable("TLS setup: \(error)"), generation: dialGeneration))
@@ -67,12 +76,12 @@ extension SessionLoop {
         }
     }
 
-    /// The dialer for the current configuration, built once: its TLS context reads the trust
-    /// store from disk, which need not happen on every reconnect.
-    private mutating func currentDialer() throws -> WebSocketDialer {
-        if let dialer { return dialer }
-        let made = try WebSocketDialer(group: service.group, settings: configuration.connection)
-        dialer = made
+    /// The dialer of one server for the current configuration, built once: its TLS context reads
+    /// the trust store from disk, which need not happen on every reconnect.
+    mutating func dialer(forServer index: Int) throws -> WebSocketDialer {
+        if let dialer = dialers[index] { return dialer }
+        let made = try WebSocketDialer(group: service.group, settings: configuration.connection(toServer: index))
+        dialers[index] = made
         return made
     }
 
@@ -82,17 +91,19 @@ extension SessionLoop {
         generation += 1
         let timerGeneration = generation
         let retryAt = WallClock.nowMilliseconds() &+ delay.milliseconds
-        setStatus(StatusLine.reconnecting(in: delay, attempt: attempt, reason: reason))
+        let next = configuration.hosts.count > 1 ? " to \(currentEndpoint.redactedURL)" : ""
+        setStatus(StatusLine.reconnecting(in: delay, attempt: attempt, reason: reason) + next)
         if reason.isTokenRejection {
-            logger.error("\(reason); retrying in \(StatusLine.format(delay))")
+            logger.error("\(reason); retrying in \(StatusLine.format(delay))\(next)")
         } else {
-            logger.info("reconnecting in \(StatusLine.format(delay)) (attempt \(attempt))")
+            logger.info("reconnecting in \(StatusLine.format(delay)) (attempt \(attempt))\(next)")
         }
         persist { state in
             state.connectedSince = nil
             state.reconnectAttempt = attempt
             state.nextAttemptAt = retryAt
             state.lastError = reason.description
+            state.primaryUnreachableSince = primaryUnreachableSinceMilliseconds
         }
         let service = self.service
         tasks.addTask {
@@ -147,7 +158,7 @@ extension SessionLoop {
         }
         for warning in loaded.warnings { logger.warning("\(warning)") }
         let new = loaded.configuration
-        let requiresReconnect = new.connection != configuration.connection
+        let requiresReconnect = new.connection != configuration.connection || new.hosts != configuration.hosts
         if new.database != configuration.database {
             logger.warning("database moves to \(new.database) only after a restart")
         }
@@ -156,12 +167,19 @@ extension SessionLoop {
         }
         service.outbox.settingsChanged(new.outbox)
         service.logLevel.level = new.logLevel.loggerLevel
-        if requiresReconnect { dialer = nil }  // a new ca_file or host needs a new one
+        if requiresReconnect {
+            dialers = [:]  // a new ca_file or host needs new ones
+            abandonProbe()
+        }
         configuration = new
         reloadedHookAndRetention(new, tasks: &tasks)
         logger.info(requiresReconnect ? "connection settings changed: reconnecting" : "configuration reloaded; connection kept")
         let backoff = Backoff(minimum: new.reconnectMin, maximum: new.reconnectMax)
-        perform(machine.reloaded(requiresReconnect: requiresReconnect, backoff: backoff), tasks: &tasks)
+        perform(
+            machine.reloaded(
+                requiresReconnect: requiresReconnect, backoff: backoff, serverCount: new.hosts.count,
+                failbackInterval: .some(new.failbackInterval)),
+            tasks: &tasks)
         checkRoute(tasks: &tasks)  // a new host may be reachable where the old one was not
         service.notifier.ready(status: status)
     }

@@ -41,6 +41,6 @@ extension SessionLoop {
     }
 
     func hasRouteToServer() -> Bool {
-        RouteCheck.hasRoute(toHost: configuration.endpoint.host, port: configuration.endpoint.port)
+        RouteCheck.hasRoute(toHost: currentEndpoint.host, port: currentEndpoint.port)
     }
 }

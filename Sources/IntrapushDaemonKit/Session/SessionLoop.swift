@@ -13,7 +13,16 @@ struct SessionLoop {
     var generation = 0
     var channel: (any Channel)?
     var dialCancellation: DialCancellation?
-    var dialer: WebSocketDialer?
+    /// One dialer per server (each its own TLS name), built on first use.
+    var dialers: [Int: WebSocketDialer] = [:]
+    /// The primary's dial beside a fallback's connection, while it runs.
+    var probe: (id: Int, cancellation: DialCancellation)?
+    var probeCounter = 0
+    /// The connection began as a probe: its events come as `probeConnection` with this number.
+    var promotedProbe: Int?
+    /// The fallback's connection being drained and closed after the switch to the primary.
+    var drainingGeneration: Int?
+    var failbackTimer = 0
     /// The netlink monitor runs: route checks are worth making.
     var isNetworkMonitored = false
     /// When the counts in `STATUS=` are shown again; the counts themselves are the live state's.
@@ -34,7 +43,9 @@ struct SessionLoop {
         self.configuration = configuration
         self.machine = SessionStateMachine(
             backoff: Backoff(minimum: configuration.reconnectMin, maximum: configuration.reconnectMax),
-            random: SystemRandomNumberGenerator()
+            random: SystemRandomNumberGenerator(),
+            serverCount: configuration.hosts.count,
+            failbackInterval: configuration.failbackInterval
         )
         self.hooks = HookRunners(command: configuration.hookCommand, logger: service.logger)
         self.watchdog = service.notifier.watchdogTimeout().map(WatchdogSchedule.init(period:))
@@ -59,12 +70,32 @@ struct SessionLoop {
             channel.close(promise: nil)  // a superseded dial: not ours any more
         case .dialFailed(let reason, let dial) where dial == generation:
             dialCancellation = nil
-            logger.warning("cannot connect to \(configuration.endpoint.redactedURL): \(reason)")
+            logger.warning("cannot connect to \(currentEndpoint.redactedURL): \(reason)")
             let action = machine.connectionFailed(reason, at: .now)
             if action.reconnects { service.metrics?.metrics.reconnectNeeded(because: reason) }
             perform(action, tasks: &tasks)
-        case .connection(let connectionEvent, let connection) where connection == generation:
+        case .connection(let connectionEvent, let connection) where connection == generation && promotedProbe == nil:
             handle(connectionEvent, tasks: &tasks)
+        case .probeConnection(let connectionEvent, let probe) where probe == promotedProbe:
+            handle(connectionEvent, tasks: &tasks)
+        case .connection(let connectionEvent, let connection) where connection == drainingGeneration:
+            drained(connectionEvent)
+        case .probeConnection(let connectionEvent, let probe) where probe == self.probe?.id:
+            if case .batchAcknowledged(let count) = connectionEvent {
+                service.storeWorker.amendLiveState { $0.ackedTotal += Int64(count) }
+            }
+        case .failbackDue(let timer) where timer == failbackTimer:
+            perform(machine.failbackDue(), tasks: &tasks)
+        case .probeSucceeded(let channel, let probe) where probe == self.probe?.id:
+            probeSucceeded(channel, tasks: &tasks)
+        case .probeSucceeded(let channel, _):
+            channel.close(promise: nil)  // an abandoned probe
+        case .probeFailed(let reason, let probe) where probe == self.probe?.id:
+            self.probe = nil
+            logger.notice("the primary \(configuration.endpoint.redactedURL) is still unreachable: \(reason)")
+            perform(machine.primaryProbeFailed(reason, at: .now), tasks: &tasks)
+            let since = primaryUnreachableSinceMilliseconds
+            persist(writing: false) { $0.primaryUnreachableSince = since }
         case .reconnectDelayElapsed(let timer) where timer == generation:
             checkRoute(tasks: &tasks)
             perform(machine.reconnectDelayElapsed(), tasks: &tasks)
@@ -76,6 +107,7 @@ struct SessionLoop {
             service.notifier.stopping()
             logger.info("stopping")
             setStatus("stopping")
+            abandonProbe()
             perform(machine.shutdownRequested(), tasks: &tasks)
         case .reloadRequested:
             reload(tasks: &tasks)
@@ -99,16 +131,16 @@ struct SessionLoop {
             countsChanged(tasks: &tasks)
         case .closed(let reason):
             channel = nil
-            logger.notice("disconnected from \(configuration.endpoint.redactedURL): \(reason)")
+            logger.notice("disconnected from \(currentEndpoint.redactedURL): \(reason)")
             let action = machine.connectionLost(reason, at: .now)
             if action.reconnects { service.metrics?.metrics.reconnectNeeded(because: reason) }
             perform(action, tasks: &tasks)
         }
     }
 
-    private mutating func connectionOpened() {
+    mutating func connectionOpened() {
         let now = WallClock.nowMilliseconds()
-        logger.info("connected to \(configuration.endpoint.redactedURL)")
+        logger.info("connected to \(currentEndpoint.redactedURL)\(fallbackRemark)")
         setStatus(connectedStatus)
         statusRenewal.renewed(at: .now)
         persist {
@@ -116,12 +148,17 @@ struct SessionLoop {
             $0.reconnectAttempt = 0
             $0.nextAttemptAt = nil
             $0.connectionsTotal += 1
+            $0.server = currentEndpoint.redactedURL
+            $0.primaryServer = machine.isOnFallback ? configuration.endpoint.redactedURL : nil
+            $0.primaryUnreachableSince = primaryUnreachableSinceMilliseconds
         }
     }
 
     /// The connected line, with the live state's count of what was received.
     var connectedStatus: String {
-        StatusLine.connected(to: configuration, received: service.storeWorker.currentLiveState.receivedTotal)
+        StatusLine.connected(
+            to: configuration, server: machine.currentServer, received: service.storeWorker.currentLiveState.receivedTotal,
+            primaryUnreachableSince: primaryUnreachableSinceMilliseconds)
     }
 
     /// The counts changed: shown now, or by the one timer that ends the current second.

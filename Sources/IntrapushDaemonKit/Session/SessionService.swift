@@ -24,6 +24,13 @@ package final class SessionService: Service, Sendable {
         case statusRenewalDue
         /// A turn of the loop for the watchdog when no heartbeat is due to make one.
         case watchdogFallbackDue
+        /// On a fallback server: time to try the primary (`failback_interval`).
+        case failbackDue(timer: Int)
+        /// The dial to the primary beside a fallback's connection (`probe` numbers them).
+        case probeSucceeded(any Channel, probe: Int)
+        case probeFailed(DisconnectReason, probe: Int)
+        /// An event of a connection that began as a probe.
+        case probeConnection(ConnectionEvent, probe: Int)
     }
 
     let group: any EventLoopGroup

@@ -14,6 +14,13 @@
 /// while connected asks for the connection to be verified with a ping rather than trusted until
 /// the dead-peer timeout. A shell without a network monitor never reports unavailability, and
 /// the machine is then the plain backoff described above.
+///
+/// More than one server (`host` a list): each attempt that fails, and each connection lost, sends
+/// the next attempt to the next server in order (`currentServer`), after the same jittered
+/// backoff. A server's retry hint or its refusal of the token holds back that server only: the
+/// next one is tried meanwhile. Connected to another than the first (the primary), the machine
+/// tries the primary every `failbackInterval` beside the open connection, and switches to it
+/// once it is up (`switchToPrimary`: the shell drains and closes the old one with 1000).
 package struct SessionStateMachine<Random: RandomNumberGenerator>: Sendable where Random: Sendable {
     package typealias Instant = ContinuousClock.Instant
 
@@ -37,6 +44,16 @@ package struct SessionStateMachine<Random: RandomNumberGenerator>: Sendable wher
         case verifyConnection
         /// Leave the run loop: shutdown is complete.
         case stop
+        /// Connected to a fallback: try the primary after `delay` (`failbackDue()`).
+        case scheduleFailback(after: Duration)
+        /// Dial the primary beside the open connection; report `primaryProbeSucceeded` or
+        /// `primaryProbeFailed`.
+        case probePrimary
+        /// The primary is up: it becomes the connection; what the old one received is committed and
+        /// acknowledged, then it is closed with 1000.
+        case switchToPrimary
+        /// A probe that is no longer wanted (shutdown, reload): close or cancel it.
+        case abandonProbe
         case none
     }
 
@@ -61,11 +78,29 @@ package struct SessionStateMachine<Random: RandomNumberGenerator>: Sendable wher
     package private(set) var isNetworkAvailable = true
     package private(set) var backoff: Backoff
     private var random: Random
+    /// How many servers `host` names; the first is the primary.
+    package private(set) var serverCount: Int
+    /// The server the open connection, the dial in progress or the next dial is to.
+    package private(set) var currentServer = 0
+    /// While on a fallback, how often the primary is tried; `nil`: never.
+    package private(set) var failbackInterval: Duration?
+    /// Per server: not before this instant (its retry hint, or its refusal of the token).
+    private var notBefore: [Instant?]
+    /// Since when the primary has not been reachable; `nil` while it is, or was never tried.
+    package private(set) var primaryUnreachableSince: Instant?
+    /// A dial to the primary runs beside the connection to a fallback.
+    package private(set) var isProbingPrimary = false
 
-    package init(backoff: Backoff, random: Random) {
+    package init(backoff: Backoff, random: Random, serverCount: Int = 1, failbackInterval: Duration? = nil) {
         self.backoff = backoff
         self.random = random
+        self.serverCount = max(1, serverCount)
+        self.failbackInterval = failbackInterval
+        self.notBefore = Array(repeating: nil, count: max(1, serverCount))
     }
+
+    /// Connected, or dialling, to another server than the primary.
+    package var isOnFallback: Bool { currentServer != 0 }
 
     package mutating func started() -> Action {
         guard state == .idle else { return .none }
@@ -78,7 +113,12 @@ package struct SessionStateMachine<Random: RandomNumberGenerator>: Sendable wher
         switch state {
         case .connecting:
             state = .connected(since: now)
-            return .none
+            notBefore[currentServer] = nil
+            if currentServer == 0 {
+                primaryUnreachableSince = nil
+                return .none
+            }
+            return failbackInterval.map { .scheduleFailback(after: $0) } ?? .none
         case .closing(let thenReconnect):
             // Shutdown or reload arrived while dialling: close what just opened.
             return .closeConnection(reason: thenReconnect ? .reconfigured : .shuttingDown)
@@ -91,7 +131,7 @@ package struct SessionStateMachine<Random: RandomNumberGenerator>: Sendable wher
     package mutating func connectionFailed(_ reason: DisconnectReason, at now: Instant) -> Action {
         switch state {
         case .connecting:
-            return scheduleRetry(after: reason)
+            return scheduleRetry(after: reason, at: now)
         case .closing(let thenReconnect):
             return finishClosing(thenReconnect: thenReconnect)
         default:
@@ -104,12 +144,12 @@ package struct SessionStateMachine<Random: RandomNumberGenerator>: Sendable wher
         switch state {
         case .connected(let since):
             if now - since >= backoff.maximum { consecutiveFailures = 0 }
-            return scheduleRetry(after: reason)
+            return scheduleRetry(after: reason, at: now)
         case .connecting:
             // The connection's end overtook the dial's success (they travel separately: a push
             // that could not be stored right after the open, say). A failed attempt, then; the
             // success that follows belongs to a superseded dial.
-            return scheduleRetry(after: reason)
+            return scheduleRetry(after: reason, at: now)
         case .closing(let thenReconnect):
             return finishClosing(thenReconnect: thenReconnect)
         default:
@@ -124,8 +164,46 @@ package struct SessionStateMachine<Random: RandomNumberGenerator>: Sendable wher
         return .connect
     }
 
+    /// The failback timer ran out: try the primary beside the open connection.
+    package mutating func failbackDue() -> Action {
+        guard case .connected = state, currentServer != 0, !isProbingPrimary, failbackInterval != nil else { return .none }
+        isProbingPrimary = true
+        return .probePrimary
+    }
+
+    /// The primary answered the probe: it becomes the connection.
+    package mutating func primaryProbeSucceeded(at now: Instant) -> Action {
+        guard isProbingPrimary else { return .abandonProbe }
+        isProbingPrimary = false
+        switch state {
+        case .connected, .waiting, .waitingForNetwork:
+            // Also when the fallback was lost meanwhile: the primary is up, take it.
+            state = .connected(since: now)
+            currentServer = 0
+            notBefore[0] = nil
+            primaryUnreachableSince = nil
+            return .switchToPrimary
+        case .idle, .connecting, .closing, .stopped:
+            return .abandonProbe
+        }
+    }
+
+    /// The primary is still unreachable: stay, and try again after `failbackInterval` (or later,
+    /// when it asked for a longer wait).
+    package mutating func primaryProbeFailed(_ reason: DisconnectReason, at now: Instant) -> Action {
+        guard isProbingPrimary else { return .none }
+        isProbingPrimary = false
+        if primaryUnreachableSince == nil { primaryUnreachableSince = now }
+        guard case .connected = state, currentServer != 0, let interval = failbackInterval else { return .none }
+        if let hint = reason.retryAfter {
+            return .scheduleFailback(after: max(interval, backoff.delay(afterHint: hint, attempt: 1, using: &random)))
+        }
+        return .scheduleFailback(after: interval)
+    }
+
     /// SIGTERM/SIGINT: close with 1000 and never reconnect.
     package mutating func shutdownRequested() -> Action {
+        isProbingPrimary = false
         switch state {
         case .connected:
             state = .closing(thenReconnect: false)
@@ -146,8 +224,19 @@ package struct SessionStateMachine<Random: RandomNumberGenerator>: Sendable wher
 
     /// SIGHUP re-read the configuration; `requiresReconnect` when connection settings changed,
     /// `backoff` from the new `reconnect_min` and `reconnect_max` (the next wait uses it).
-    package mutating func reloaded(requiresReconnect: Bool, backoff: Backoff? = nil) -> Action {
+    package mutating func reloaded(
+        requiresReconnect: Bool, backoff: Backoff? = nil, serverCount: Int? = nil, failbackInterval: Duration?? = nil
+    ) -> Action {
         if let backoff { self.backoff = backoff }
+        if let failbackInterval { self.failbackInterval = failbackInterval }
+        if let serverCount, serverCount != self.serverCount {
+            // Another list of servers always reconnects (the shell compares them): from the primary.
+            self.serverCount = max(1, serverCount)
+            notBefore = Array(repeating: nil, count: self.serverCount)
+            currentServer = 0
+            primaryUnreachableSince = nil
+        }
+        if requiresReconnect { isProbingPrimary = false }
         switch state {
         case .connected where requiresReconnect:
             state = .closing(thenReconnect: true)
@@ -259,19 +348,36 @@ package struct SessionStateMachine<Random: RandomNumberGenerator>: Sendable wher
         return .waitForNetwork(attempt: consecutiveFailures, lastFailure: lastFailure)
     }
 
-    private mutating func scheduleRetry(after reason: DisconnectReason) -> Action {
+    private mutating func scheduleRetry(after reason: DisconnectReason, at now: Instant) -> Action {
         consecutiveFailures += 1
         lastFailure = reason
+        if currentServer == 0, primaryUnreachableSince == nil { primaryUnreachableSince = now }
         // The failure counts, but without a route a timer would only end in another failure.
         guard isNetworkAvailable else { return holdForNetwork() }
         state = .waiting(attempt: consecutiveFailures)
-        let delay: Duration
+        let heldBack: Duration?
         if reason.isTokenRejection {
-            delay = backoff.maximum
+            heldBack = backoff.maximum
         } else if let hint = reason.retryAfter {
-            delay = backoff.delay(afterHint: hint, attempt: consecutiveFailures, using: &random)
+            heldBack = backoff.delay(afterHint: hint, attempt: consecutiveFailures, using: &random)
         } else {
-            delay = backoff.delay(forAttempt: consecutiveFailures, using: &random)
+            heldBack = nil
+        }
+        guard serverCount > 1 else {
+            let delay = heldBack ?? backoff.delay(forAttempt: consecutiveFailures, using: &random)
+            return .scheduleReconnect(after: delay, attempt: consecutiveFailures, reason: reason)
+        }
+        // What this server asked for holds back this server only; the next one is tried after the
+        // usual backoff, so that a fleet leaving a dead server arrives at the next one spread out.
+        notBefore[currentServer] = heldBack.map { now + $0 }
+        var delay = backoff.delay(forAttempt: consecutiveFailures, using: &random)
+        let order = (1...serverCount).map { (currentServer + $0) % serverCount }
+        let ready = order.first { notBefore[$0].map { $0 <= now + delay } ?? true }
+        if let ready {
+            currentServer = ready
+        } else if let earliest = order.min(by: { notBefore[$0]! < notBefore[$1]! }) {
+            currentServer = earliest
+            delay = max(delay, now.duration(to: notBefore[earliest]!))
         }
         return .scheduleReconnect(after: delay, attempt: consecutiveFailures, reason: reason)
     }
@@ -282,6 +388,7 @@ package struct SessionStateMachine<Random: RandomNumberGenerator>: Sendable wher
             return .stop
         }
         consecutiveFailures = 0
+        currentServer = 0  // new settings start from the primary
         guard isNetworkAvailable else { return holdForNetwork() }
         state = .connecting
         return .connect
@@ -294,7 +401,9 @@ extension SessionStateMachine.Action {
     package var reconnects: Bool {
         switch self {
         case .connect, .scheduleReconnect, .waitForNetwork: true
-        case .closeConnection, .cancelConnectAttempt, .verifyConnection, .stop, .none: false
+        case .closeConnection, .cancelConnectAttempt, .verifyConnection, .stop, .scheduleFailback, .probePrimary,
+            .switchToPrimary, .abandonProbe, .none:
+            false
         }
     }
 }

@@ -1,12 +1,25 @@
 import IntrapushConfiguration
+import IntrapushSupport
 /// The one-line `STATUS=` text systemd shows in `systemctl status`.
 package enum StatusLine {
-    package static func connecting(to configuration: Configuration) -> String {
-        "connecting to \(configuration.host) (org \(configuration.org))"
+    package static func connecting(to configuration: Configuration, server: Int = 0) -> String {
+        "connecting to \(host(server, of: configuration)) (org \(configuration.org))"
     }
 
-    package static func connected(to configuration: Configuration, received: Int64) -> String {
-        "connected to \(configuration.host) (org \(configuration.org)) · \(received) received"
+    /// On a fallback it says so, and since when the primary has been unreachable.
+    package static func connected(
+        to configuration: Configuration, server: Int = 0, received: Int64, primaryUnreachableSince: Int64? = nil
+    ) -> String {
+        var line = "connected to \(host(server, of: configuration)) (org \(configuration.org))"
+        if server > 0 {
+            line += ", a fallback: the primary \(configuration.host) is unreachable"
+            if let since = primaryUnreachableSince { line += " since \(Timestamp.local(milliseconds: since))" }
+        }
+        return line + " · \(received) received"
+    }
+
+    private static func host(_ index: Int, of configuration: Configuration) -> String {
+        index < configuration.hosts.count ? configuration.hosts[index] : configuration.host
     }
 
     /// No route to the server: the daemon does not dial until one appears.

@@ -10,6 +10,10 @@ extension StatusReport {
         }
         if let state {
             if let server = state.server { field("Server", TerminalText.sanitized(server)) }
+            if let primary = state.primaryServer {
+                let since = state.primaryUnreachableSince.map { " since \(describe($0))" } ?? ""
+                field("Fallback", "the primary \(TerminalText.sanitized(primary)) is unreachable\(since)")
+            }
             field("Last heartbeat", state.lastHeartbeatAt.map(describe) ?? "none yet")
             field("Last push", state.lastPushAt.map(describe) ?? "none yet")
             if state.reconnectAttempt > 0 || state.nextAttemptAt != nil {

@@ -1,0 +1,114 @@
+import IntrapushConfiguration
+import IntrapushSupport
+import NIOCore
+
+/// More than one server: which one the connection is to, and returning to the primary
+/// make-before-break — the primary's connection is up before the fallback's is drained and closed.
+extension SessionLoop {
+    /// The server of the open connection, or of the dial in progress or next.
+    var currentEndpoint: ServerEndpoint {
+        let index = machine.currentServer
+        return index < configuration.hosts.count ? configuration.endpoint(for: configuration.hosts[index]) : configuration.endpoint
+    }
+
+    /// For log lines: on a fallback, that it is one and since when the primary is unreachable.
+    var fallbackRemark: String {
+        guard machine.isOnFallback else { return "" }
+        let since = primaryUnreachableSinceMilliseconds.map { " since \(Timestamp.local(milliseconds: $0))" } ?? ""
+        return " (a fallback: the primary \(configuration.endpoint.redactedURL) is unreachable\(since))"
+    }
+
+    /// The machine's instant as Unix milliseconds, for the status line, the live state and metrics.
+    var primaryUnreachableSinceMilliseconds: Int64? {
+        machine.primaryUnreachableSince.map { WallClock.nowMilliseconds() &- $0.duration(to: .now).milliseconds }
+    }
+
+    mutating func scheduleFailback(after delay: Duration, tasks: inout DiscardingTaskGroup) {
+        failbackTimer += 1
+        let timer = failbackTimer
+        let service = self.service
+        tasks.addTask {
+            do {
+                try await service.clock.sleep(for: delay)
+                service.send(.failbackDue(timer: timer))
+            } catch {
+                // Cancelled: the service is stopping.
+            }
+        }
+    }
+
+    /// Dials the primary beside the open connection. Its pushes are stored and acknowledged as
+    /// soon as it is up (a push both servers send is stored once, acknowledged to each).
+    mutating func probePrimary(tasks: inout DiscardingTaskGroup) {
+        probeCounter += 1
+        let id = probeCounter
+        let cancellation = DialCancellation()
+        probe = (id, cancellation)
+        let service = self.service
+        logger.info("trying the primary \(configuration.endpoint.redactedURL) again")
+        let dialer: WebSocketDialer
+        do {
+            dialer = try self.dialer(forServer: 0)
+        } catch {
+            service.send(.probeFailed(.unreachable("TLS setup: \(error)"), probe: id))
+            return
+        }
+        let factory = PushConnectionHandlerFactory(
+            settings: dialer.settings,
+            committer: service.storeWorker,
+            events: ConnectionEventSink { event in service.send(.probeConnection(event, probe: id)) },
+            hook: hooks.current,
+            outbox: service.outbox,
+            metrics: service.metrics?.metrics,
+            logger: logger
+        )
+        tasks.addTask {
+            do throws(DialFailure) {
+                let channel = try await dialer.dial(cancellation: cancellation, session: factory)
+                service.send(.probeSucceeded(channel, probe: id))
+            } catch {
+                service.send(.probeFailed(error.reason, probe: id))
+            }
+        }
+    }
+
+    mutating func probeSucceeded(_ newChannel: any Channel, tasks: inout DiscardingTaskGroup) {
+        guard let id = probe?.id else { return }
+        attachCurrentHook(to: newChannel)
+        let action = machine.primaryProbeSucceeded(at: .now)
+        guard action == .switchToPrimary else {
+            newChannel.close(promise: nil)
+            probe = nil
+            return
+        }
+        // The old connection's events go on arriving under its generation: its acknowledgements
+        // still count, its close starts nothing. A reconnect timer of a lost fallback is void.
+        let old = channel
+        drainingGeneration = old == nil ? nil : generation
+        generation += 1
+        promotedProbe = id
+        probe = nil
+        channel = newChannel
+        // The handler commits what it received, acknowledges it, then closes with 1000.
+        old?.pipeline.fireUserInboundEventTriggered(CloseRequested(reason: .returnedToPrimary))
+        connectionOpened()
+    }
+
+    mutating func abandonProbe() {
+        probe?.cancellation.cancel()
+        probe = nil
+    }
+
+    /// An event of the fallback's connection after the switch.
+    mutating func drained(_ event: ConnectionEvent) {
+        switch event {
+        case .batchAcknowledged(let count):
+            service.storeWorker.amendLiveState { $0.ackedTotal += Int64(count) }
+        case .closed(let reason):
+            drainingGeneration = nil
+            logger.info("closed the connection to the fallback: \(reason)")
+        case .heartbeatSent:
+            break
+        }
+    }
+}
