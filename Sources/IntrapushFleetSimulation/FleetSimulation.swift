@@ -48,6 +48,36 @@ package struct FleetSimulation: Sendable {
         }
         return arrivals.sorted()
     }
+
+    /// Every host's arrival at the second server after the primary died for good at time 0
+    /// (`host` a list of two; the second is up), measured from the death, sorted.
+    package func failoverArrivals() -> [Duration] {
+        let origin = ContinuousClock.Instant.now
+        var arrivals: [Duration] = []
+        arrivals.reserveCapacity(hosts)
+        for host in 0..<hosts {
+            var machine = SessionStateMachine(
+                backoff: backoff, random: SplitMix64(seed: seed &+ UInt64(host) &* 0x9E37_79B9_7F4A_7C15), serverCount: 2,
+                failbackInterval: nil)
+            _ = machine.started()
+            _ = machine.connectionEstablished(at: origin - .seconds(3600))
+            var now = Duration.zero
+            var action = machine.connectionLost(.closedByServer(code: nil), at: origin)
+            while true {
+                guard case .scheduleReconnect(let delay, _, _) = action else {
+                    preconditionFailure("the machine did not schedule a reconnect: \(action)")
+                }
+                now += delay
+                precondition(machine.reconnectDelayElapsed() == .connect, "a reconnect timer must dial")
+                if machine.currentServer == 1 {
+                    arrivals.append(now)
+                    break
+                }
+                action = machine.connectionFailed(.unreachable("connection refused"), at: origin + now)
+            }
+        }
+        return arrivals.sorted()
+    }
 }
 
 /// What an operator reads off the arrivals.

@@ -49,3 +49,17 @@ struct FleetSimulationTests {
         #expect(report.untilNinetyNinePercent == .milliseconds(400) && report.untilAll == .milliseconds(400))
     }
 }
+
+@Suite("Fleet simulation: a dead primary")
+struct FailoverFleetSimulationTests {
+    /// The fleet reaches the second server spread over the first backoff ceiling, not at once.
+    @Test("every host reaches the second server, spread over reconnect_min")
+    func spread() {
+        let simulation = FleetSimulation(hosts: 2_000, backoff: Backoff(minimum: .seconds(1), maximum: .seconds(60)), downtime: .zero)
+        let arrivals = simulation.failoverArrivals()
+        #expect(arrivals.count == 2_000)
+        #expect(arrivals.allSatisfy { $0 <= .seconds(1) }, "one backoff: the next server is up")
+        let report = FleetReport(arrivals: arrivals)
+        #expect(report.peakPer100ms < 400, "spread out (peak \(report.peakPer100ms) in 100 ms)")
+    }
+}
