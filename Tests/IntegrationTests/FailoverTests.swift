@@ -36,6 +36,14 @@ extension Integration {
             let failover = ContinuousClock.now - killed
             print("failover: primary killed → first push from the fallback stored in \(failover)")
             try await eventually("the status to say it is on a fallback") { try await statusShowsFallback(daemon) }
+            // Messages to the server go on whichever server the daemon reaches, in order.
+            for id in ["up-1", "up-2"] {
+                let sent = try await runCLI(["send", "{\"id\":\"\(id)\"}", "--database", daemon.databasePath], directory: directory)
+                #expect(sent.status == 0, "\(sent.stderr)")
+            }
+            try await eventually("both messages at the fallback, in order") {
+                try await fallback.client.upstream().messages.map(\.id) == ["up-1", "up-2"]
+            }
 
             // A steady stream on the fallback while the primary comes back: the switch must not lose
             // or double any of it.
@@ -48,6 +56,11 @@ extension Integration {
             let closed = try await fallback.waitFor("the fallback closed with 1000") { $0.connectionsOpen == 0 && ($0.closeCodes["1000"] ?? 0) >= 1 }
             _ = try await restarted.client.push(#"{"id":"after-failback"}"#)
             try await restarted.waitFor("the push after the failback acknowledged") { $0.acked >= 1 }
+            let third = try await runCLI(["send", #"{"id":"up-3"}"#, "--database", daemon.databasePath], directory: directory)
+            #expect(third.status == 0)
+            try await eventually("the message after the failback at the primary") {
+                try await restarted.client.upstream().messages.map(\.id) == ["up-3"]
+            }
 
             // Nothing acknowledged before its commit, on any server; every acknowledged push stored once.
             for stats in [try await restarted.stats(), closed] {
