@@ -42,25 +42,42 @@ extension SessionLoop {
         let dialGeneration = generation
         let configuration = self.configuration
         let endpoint = currentEndpoint
-        let service = self.service
         let cancellation = DialCancellation()
         dialCancellation = cancellation
         setStatus(StatusLine.connecting(to: configuration, server: machine.currentServer))
         logger.debug("connecting to \(endpoint.redactedURL)")
         persist { $0.nextAttemptAt = nil }
 
+        startDial(
+            toServer: machine.currentServer, cancellation: cancellation,
+            events: { .connection($0, generation: dialGeneration) },
+            succeeded: { .dialSucceeded($0, generation: dialGeneration) },
+            failed: { .dialFailed($0, generation: dialGeneration) },
+            tasks: &tasks)
+    }
+
+    /// Dials server `index` with a push handler of its own; its events, its success and its
+    /// failure reach the loop as the events the three closures make.
+    mutating func startDial(
+        toServer index: Int, cancellation: DialCancellation,
+        events: @escaping @Sendable (ConnectionEvent) -> SessionService.Event,
+        succeeded: @escaping @Sendable (any Channel) -> SessionService.Event,
+        failed: @escaping @Sendable (DisconnectReason) -> SessionService.Event,
+        tasks: inout DiscardingTaskGroup
+    ) {
+        let service = self.service
         let dialer: WebSocketDialer
         do {
-            dialer = try self.dialer(forServer: machine.currentServer)
+            dialer = try self.dialer(forServer: index)
         } catch {
             // Building the TLS context failed: a bad ca_file, say. Retried with backoff like any failure.
-            service.send(.dialFailed(.unreachable("TLS setup: \(error)"), generation: dialGeneration))
+            service.send(failed(.unreachable("TLS setup: \(error)")))
             return
         }
         let factory = PushConnectionHandlerFactory(
             settings: dialer.settings,
             committer: service.storeWorker,
-            events: ConnectionEventSink { event in service.send(.connection(event, generation: dialGeneration)) },
+            events: ConnectionEventSink { event in service.send(events(event)) },
             hook: hooks.current,
             outbox: service.outbox,
             metrics: service.metrics?.metrics,
@@ -69,9 +86,9 @@ extension SessionLoop {
         tasks.addTask {
             do throws(DialFailure) {
                 let channel = try await dialer.dial(cancellation: cancellation, session: factory)
-                service.send(.dialSucceeded(channel, generation: dialGeneration))
+                service.send(succeeded(channel))
             } catch {
-                service.send(.dialFailed(error.reason, generation: dialGeneration))
+                service.send(failed(error.reason))
             }
         }
     }

@@ -44,32 +44,13 @@ extension SessionLoop {
         let id = probeCounter
         let cancellation = DialCancellation()
         probe = (id, cancellation)
-        let service = self.service
         logger.info("trying the primary \(configuration.endpoint.redactedURL) again")
-        let dialer: WebSocketDialer
-        do {
-            dialer = try self.dialer(forServer: 0)
-        } catch {
-            service.send(.probeFailed(.unreachable("TLS setup: \(error)"), probe: id))
-            return
-        }
-        let factory = PushConnectionHandlerFactory(
-            settings: dialer.settings,
-            committer: service.storeWorker,
-            events: ConnectionEventSink { event in service.send(.probeConnection(event, probe: id)) },
-            hook: hooks.current,
-            outbox: service.outbox,
-            metrics: service.metrics?.metrics,
-            logger: logger
-        )
-        tasks.addTask {
-            do throws(DialFailure) {
-                let channel = try await dialer.dial(cancellation: cancellation, session: factory)
-                service.send(.probeSucceeded(channel, probe: id))
-            } catch {
-                service.send(.probeFailed(error.reason, probe: id))
-            }
-        }
+        startDial(
+            toServer: 0, cancellation: cancellation,
+            events: { .probeConnection($0, probe: id) },
+            succeeded: { .probeSucceeded($0, probe: id) },
+            failed: { .probeFailed($0, probe: id) },
+            tasks: &tasks)
     }
 
     mutating func probeSucceeded(_ newChannel: any Channel, tasks: inout DiscardingTaskGroup) {
