@@ -53,7 +53,7 @@ extension SessionLoop {
             tasks: &tasks)
     }
 
-    mutating func probeSucceeded(_ newChannel: any Channel, tasks: inout DiscardingTaskGroup) {
+    mutating func probeSucceeded(_ newChannel: any Channel) {
         guard let id = probe?.id else { return }
         attachCurrentHook(to: newChannel)
         let action = machine.primaryProbeSucceeded(at: .now)

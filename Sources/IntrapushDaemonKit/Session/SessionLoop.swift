@@ -87,7 +87,7 @@ struct SessionLoop {
         case .failbackDue(let timer) where timer == failbackTimer:
             perform(machine.failbackDue(), tasks: &tasks)
         case .probeSucceeded(let channel, let probe) where probe == self.probe?.id:
-            probeSucceeded(channel, tasks: &tasks)
+            probeSucceeded(channel)
         case .probeSucceeded(let channel, _):
             channel.close(promise: nil)  // an abandoned probe
         case .probeFailed(let reason, let probe) where probe == self.probe?.id:

@@ -394,16 +394,3 @@ package struct SessionStateMachine<Random: RandomNumberGenerator>: Sendable wher
         return .connect
     }
 }
-
-extension SessionStateMachine.Action {
-    /// The daemon will try the server again: after a loss or a failed attempt, this is what
-    /// `intrapush_reconnects_total` counts.
-    package var reconnects: Bool {
-        switch self {
-        case .connect, .scheduleReconnect, .waitForNetwork: true
-        case .closeConnection, .cancelConnectAttempt, .verifyConnection, .stop, .scheduleFailback, .probePrimary,
-            .switchToPrimary, .abandonProbe, .none:
-            false
-        }
-    }
-}
