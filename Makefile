@@ -127,9 +127,15 @@ notifier-test: release
 screenshot: release
 	scripts/screenshot.sh $(RELEASE_DIR) docs/notifier-screenshot.png
 
+# The test log is kept, and on failure the failed tests and their expectations are printed last,
+# so that the tail of a CI log names them.
 swift-test: deps
 	$(SWIFT) build --build-tests
-	$(SWIFT) test --skip-build
+	@mkdir -p .build
+	@bash -o pipefail -c '$(SWIFT) test --skip-build 2>&1 | tee .build/swift-test.log' || { \
+		echo "== failed tests and expectations (full log: .build/swift-test.log) =="; \
+		grep -E '✘|Expectation failed|recorded an issue|Fatal error' .build/swift-test.log | tail -40; \
+		exit 1; }
 
 deb-test: deb
 	packaging/tests/deb-test.sh $(DEB) $(NOTIFIER_DEB)

@@ -65,6 +65,9 @@ extension Integration {
 
             try await server.client.control("drop")
             try await eventually("all three sent again on the next connection") { try await server.client.upstream().count == 6 }
+            // The record of a write follows the write: wait for it, or the kill may take it along.
+            let reader = DatabaseReader(path: daemon.databasePath)
+            try await eventually("the second attempts recorded") { try reader.integer("SELECT min(attempts) FROM outbox") == 2 }
             daemon.process.signal(SIGKILL)
             #expect(try await daemon.process.waitForExit() == 128 + SIGKILL)
             try await server.client.upstreamControl("acks?withhold=0")
@@ -74,7 +77,6 @@ extension Integration {
             for (_, messages) in Dictionary(grouping: report.messages, by: \.connection) {
                 #expect(messages.map(\.id) == ["w1", "w2", "w3"], "each connection sends what waits, in queue order")
             }
-            let reader = DatabaseReader(path: daemon.databasePath)
             try await eventually("all delivered") { try reader.integer("SELECT count(*) FROM outbox WHERE state = 'delivered'") == 3 }
             #expect(try reader.integer("SELECT min(attempts) FROM outbox") == 3)
             _ = restarted

@@ -129,7 +129,10 @@ package final class DatabaseChangeWatcher {
             eventBuffer.withUnsafeBytes { bytes in
                 var offset = 0
                 while offset + eventSize <= count {
+                    let mask = bytes.loadUnaligned(fromByteOffset: offset + 4, as: UInt32.self)
                     let nameLength = Int(bytes.loadUnaligned(fromByteOffset: offset + 12, as: UInt32.self))
+                    // Events were lost: one of them may have been the database's.
+                    if mask & UInt32(IN_Q_OVERFLOW) != 0 { relevant = true }
                     let nameBytes = bytes[(offset + eventSize)..<(offset + eventSize + nameLength)]
                     let name = String(decoding: nameBytes.prefix { $0 != 0 }, as: UTF8.self)
                     if watchedNames.contains(name) { relevant = true }
