@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import IntrapushDaemonKit
 import IntrapushFleetSimulation
 
@@ -40,7 +43,12 @@ print("| hosts | peak per 100 ms at the second server | p99 per 100 ms | 99 % th
 print("| ---: | ---: | ---: | ---: | ---: |")
 for hosts in [1_000, 10_000, 100_000] {
     let simulation = FleetSimulation(hosts: hosts, backoff: backoff, downtime: .zero)
-    let report = FleetReport(arrivals: simulation.failoverArrivals())
+    let arrivals = simulation.failoverArrivals()
+    if arrivals.count < hosts {
+        print("\(hosts - arrivals.count) of \(hosts) hosts never reached the second server")
+        exit(1)
+    }
+    let report = FleetReport(arrivals: arrivals)
     let share = Double(report.peakPer100ms) / Double(hosts) * 100
     print("| \(hosts) | \(report.peakPer100ms) (\(fixed(share, 1)) %) | \(report.p99Per100ms) | \(seconds(report.untilNinetyNinePercent)) | \(seconds(report.untilAll)) |")
 }
