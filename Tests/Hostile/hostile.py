@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """A hostile and broken peer for intrapushd: a raw WebSocket server on loopback, written by
 hand so that it can do what no real server library would (floods of fragments, pings while never
-reading, absurd retry hints and ids), and a group member abusing the control socket.
+reading, absurd retry hints and ids), and a group member abusing the control socket. The server
+and the watched daemon are in raw_peer.py; the scenarios are here.
 
 Each scenario starts a fresh release daemon against it, samples the daemon's resident memory
 all along, and checks what must hold: the daemon is alive at the end and never restarted, its
@@ -9,207 +10,16 @@ peak RSS stays under a ceiling, and the scenario's own outcome. Prints a table a
 `N passed, N failed`; exits 1 on any failure. Usage: hostile.py --daemon PATH [--only a,b]
 """
 import argparse
-import base64
-import hashlib
-import json
 import os
 import socket
 import sqlite3
 import struct
-import subprocess
 import sys
 import tempfile
-import threading
 import time
 
-# An idle daemon is about 20 MiB; every ceiling of README "Limits" with the defaults stays far
-# below this. The former daemon reached 1.5 GiB with the fragment flood.
-RSS_CEILING_MIB = 120
-FLOOD_SECONDS = 6
-GUID = b"258EAFA5-E914-47DA-95CA-C5AB0DC85B11"
-
-
-def wait_seconds(line):
-    """The wait of a `reconnecting in 735ms (attempt 2)` or `… in 10s …` line, in seconds."""
-    text = line.split("reconnecting in ")[1].split(" ")[0]
-    return float(text[:-2]) / 1000 if text.endswith("ms") else float(text[:-1])
-
-
-def free_port():
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
-
-
-class Daemon:
-    """The release daemon with a config of its own, its RSS sampled every 50 ms."""
-
-    latest = None
-
-    def __init__(self, binary, port, directory, extra=""):
-        self.directory = directory
-        self.database = os.path.join(directory, "notifications.sqlite3")
-        config = os.path.join(directory, "intrapush.conf")
-        with open(config, "w") as out:
-            out.write(
-                f'host = "127.0.0.1:{port}"\norg = "acme"\ntoken = "hostile-token"\n'
-                f'database = "{self.database}"\nheartbeat_interval = "1s"\nreconnect_min = "200ms"\n'
-                f'reconnect_max = "1s"\nconnect_timeout = "2s"\n{extra}')
-        environment = {"PATH": "/usr/bin:/bin", "HOME": directory}
-        self.log = open(os.path.join(directory, "daemon.log"), "w+")
-        self.process = subprocess.Popen(
-            [binary, "--config", config], env=environment, stdout=self.log, stderr=subprocess.STDOUT)
-        self.peak_kib = 0
-        Daemon.latest = self  # a failed scenario still reports the daemon it started
-        self.sampling = True
-        self.sampler = threading.Thread(target=self._sample, daemon=True)
-        self.sampler.start()
-
-    def _sample(self):
-        while self.sampling and self.process.poll() is None:
-            try:
-                with open(f"/proc/{self.process.pid}/status") as status:
-                    for line in status:
-                        if line.startswith("VmRSS:"):
-                            self.peak_kib = max(self.peak_kib, int(line.split()[1]))
-            except OSError:
-                return
-            time.sleep(0.05)
-
-    @property
-    def alive(self):
-        return self.process.poll() is None
-
-    @property
-    def peak_mib(self):
-        """The kernel's high-water mark (VmHWM) while the process lives; the samples after."""
-        try:
-            with open(f"/proc/{self.process.pid}/status") as status:
-                for line in status:
-                    if line.startswith("VmHWM:"):
-                        self.peak_kib = max(self.peak_kib, int(line.split()[1]))
-        except OSError:
-            pass
-        return self.peak_kib / 1024
-
-    def text(self):
-        self.log.flush()
-        with open(self.log.name) as log:
-            return log.read()
-
-    def wait_for(self, predicate, timeout, what):
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            if predicate():
-                return True
-            time.sleep(0.05)
-        raise TimeoutError(f"waited {timeout} s for {what}")
-
-    def stop(self):
-        self.sampling = False
-        if self.alive:
-            self.process.terminate()
-            try:
-                self.process.wait(10)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-        self.log.close()
-
-
-class RawServer:
-    """Accepts connections on loopback; `handler(connection, request)` runs per connection in a
-    thread, after the caller's choice of answer to the upgrade."""
-
-    def __init__(self, handler):
-        self.listener = socket.socket()
-        self.listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        self.listener.bind(("127.0.0.1", 0))
-        self.listener.listen(64)
-        self.port = self.listener.getsockname()[1]
-        self.handler = handler
-        self.attempts = 0
-        self.running = True
-        threading.Thread(target=self._accept, daemon=True).start()
-
-    def _accept(self):
-        while self.running:
-            try:
-                connection, _ = self.listener.accept()
-            except OSError:
-                return
-            self.attempts += 1
-            threading.Thread(target=self._serve, args=(connection,), daemon=True).start()
-
-    def _serve(self, connection):
-        try:
-            request = b""
-            while b"\r\n\r\n" not in request:
-                chunk = connection.recv(4096)
-                if not chunk:
-                    return
-                request += chunk
-            self.handler(connection, request)
-        except OSError:
-            pass
-        finally:
-            connection.close()
-
-    def close(self):
-        self.running = False
-        self.listener.close()
-
-
-def accept_upgrade(connection, request):
-    key = next(line.split(b":", 1)[1].strip() for line in request.split(b"\r\n") if line.lower().startswith(b"sec-websocket-key"))
-    accept = base64.b64encode(hashlib.sha1(key + GUID).digest())
-    connection.sendall(b"HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
-                       b"Sec-WebSocket-Accept: " + accept + b"\r\n\r\n")
-
-
-def frame(opcode, payload=b"", fin=True):
-    head = bytes([(0x80 if fin else 0) | opcode])
-    if len(payload) < 126:
-        head += bytes([len(payload)])
-    elif len(payload) < 65536:
-        head += bytes([126]) + struct.pack("!H", len(payload))
-    else:
-        head += bytes([127]) + struct.pack("!Q", len(payload))
-    return head + payload
-
-
-def read_frames(connection, stop_after=None, timeout=5):
-    """Client frames (masked) until the connection ends or `stop_after` returns true."""
-    connection.settimeout(timeout)
-    buffer = b""
-    frames = []
-    while True:
-        while len(buffer) >= 2:
-            length = buffer[1] & 0x7F
-            offset = 2
-            if length == 126:
-                if len(buffer) < 4:
-                    break
-                length, offset = struct.unpack("!H", buffer[2:4])[0], 4
-            elif length == 127:
-                if len(buffer) < 10:
-                    break
-                length, offset = struct.unpack("!Q", buffer[2:10])[0], 10
-            if len(buffer) < offset + 4 + length:
-                break
-            mask = buffer[offset:offset + 4]
-            payload = bytes(b ^ mask[i % 4] for i, b in enumerate(buffer[offset + 4:offset + 4 + length]))
-            frames.append((buffer[0] & 0x0F, payload))
-            buffer = buffer[offset + 4 + length:]
-            if stop_after and stop_after(frames):
-                return frames
-        try:
-            chunk = connection.recv(65536)
-        except (socket.timeout, OSError):
-            return frames
-        if not chunk:
-            return frames
-        buffer += chunk
-
+from raw_peer import (FLOOD_SECONDS, RSS_CEILING_MIB, Daemon, RawServer, accept_upgrade, frame, read_frames,
+                      wait_seconds)
 
 # --- scenarios: each returns (outcome text, extra figures) or raises AssertionError ----------------
 
