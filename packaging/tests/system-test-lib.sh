@@ -125,6 +125,51 @@ connected() {
 push() { "$devserver" push --server "$address" "$1" >/dev/null; }
 upstream_has() { curl -fsS "http://$address/upstream" | grep -F "$1" >/dev/null; }
 
+# --- a person at the desk -----------------------------------------------------------------------
+# alice's own systemd user manager (lingering, as her login would start it) runs the agent's user
+# unit; python-dbusmock's notification server runs on her session bus as a user service of her
+# own. A push must be shown there, and "Mark as read" (the server's ActionInvoked, as a click
+# sends it) must reach the push server as a read receipt.
+as_alice() {
+    inside runuser -u alice -- env XDG_RUNTIME_DIR="/run/user/$alice_uid" \
+        DBUS_SESSION_BUS_ADDRESS="unix:path=/run/user/$alice_uid/bus" "$@"
+}
+name_owned() {
+    as_alice busctl --user call org.freedesktop.DBus /org/freedesktop/DBus org.freedesktop.DBus \
+        NameHasOwner s "$1" 2>/dev/null | grep -F true >/dev/null
+}
+shown() { grep -F " Notify \"intrapush\" 0 \"\" \"$1\"" "$(ct_path /home/alice/notify.log)" >/dev/null 2>&1; }
+desktop_session() {
+    alice_uid=$(inside id -u alice)
+    set_key read_receipt_text "'{\"type\":\"read\",\"message_id\":\"{message_id}\"}'"
+    inside systemctl reload intrapush || fail "systemctl reload intrapush"
+    inside loginctl enable-linger alice || fail "loginctl enable-linger alice"
+    await 300 "alice's user manager and session bus" test -S "$(ct_path "/run/user/$alice_uid/bus")"
+    as_alice systemd-run --user --quiet --unit=notification-server \
+        python3 -m dbusmock --template notification_daemon -l /home/alice/notify.log ||
+        fail "the notification server as alice's user service"
+    await 200 "a notification server on alice's session bus" name_owned org.freedesktop.Notifications
+    as_alice systemctl --user start intrapush-notifier.service || fail "systemctl --user start intrapush-notifier"
+    await 100 "the agent on alice's session bus" name_owned org.intrapush.Notifier
+    check "intrapush-notifier: active under alice's user manager" \
+        test "$(as_alice systemctl --user is-active intrapush-notifier.service)" = active
+    push '{"id":"desk-1","title":"to the desk","priority":5}'
+    await 100 "the push on alice's desktop" shown "to the desk"
+    check "intrapush-notifier: the push shown by the notification server on alice's session bus" shown "to the desk"
+    check_that "intrapush-notifier: priority 5 shown as critical (urgency 2)" \
+        'grep -F "\"to the desk\"" "$(ct_path /home/alice/notify.log)" | grep -F "\"urgency\": 2" >/dev/null'
+    # Its id is the number of notifications the server had been asked for by then.
+    local id
+    id=$(grep -c ' Notify "intrapush" 0 ' "$(ct_path /home/alice/notify.log)")
+    as_alice busctl --user call org.freedesktop.Notifications /org/freedesktop/Notifications \
+        org.freedesktop.DBus.Mock EmitSignal sssav org.freedesktop.Notifications ActionInvoked us 2 \
+        u "$id" s mark-read || fail "emitting ActionInvoked mark-read"
+    await 100 "the read receipt of desk-1 at the server" upstream_has desk-1
+    check "intrapush-notifier: Mark as read reached the server as a read receipt" upstream_has desk-1
+    as_alice systemctl --user stop intrapush-notifier.service notification-server.service
+    inside loginctl disable-linger alice
+}
+
 cleanup() {
     local status=$?
     if ((failures > 0 || status != 0)) && [[ -n $leader ]] && kill -0 "$leader" 2>/dev/null; then

@@ -19,7 +19,7 @@ notifier_deb=${3:-dist/intrapush-notifier_${version}_${arch}.deb}
 devserver=${DEVSERVER:-.build/release/intrapush-devserver}
 cache=$here/.build/system-test
 # The cached root is rebuilt when this list changes.
-include=systemd,systemd-sysv,dbus,libsqlite3-0,libsystemd0,procps,sqlite3,acl
+include=systemd,systemd-sysv,dbus,dbus-user-session,libsqlite3-0,libsystemd0,procps,sqlite3,acl,python3-dbusmock
 mirror=${DEBIAN_MIRROR:-http://deb.debian.org/debian}
 
 if [[ $EUID != 0 ]]; then
@@ -94,6 +94,7 @@ if [[ -f $scratch/test/intrapush-notifier.deb ]]; then
         test "$(inside systemctl --global is-enabled intrapush-notifier.service 2>&1)" = enabled
     check_that "intrapush-notifier: the user unit is wanted by graphical-session.target" \
         'test -L "$(ct_path /etc/systemd/user/graphical-session.target.wants/intrapush-notifier.service)"'
+    desktop_session
     inside useradd --create-home bob
     status=0
     output=$(inside runuser -u bob -- dbus-run-session -- intrapush-notifier 2>&1) || status=$?
