@@ -33,6 +33,7 @@ sources=(
     Sources/IntrapushInterface/Control/MarkReadList.swift
     Sources/IntrapushInterface/Control/ControlRequestHeader.swift
     Sources/IntrapushInterface/Control/ControlAnswer.swift
+    Sources/IntrapushInterface/Follow/InotifyEventScanner.swift
     Sources/IntrapushDaemonKit/Connection/ProxyResponseHead.swift
     Sources/IntrapushDaemonKit/Connection/ServerNameCheck.swift
     Sources/IntrapushDaemonKit/Connection/SHA256.swift

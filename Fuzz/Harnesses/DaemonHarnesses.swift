@@ -47,6 +47,14 @@ func fuzzNetlink(_ bytes: [UInt8]) {
     _ = bytes.withUnsafeBytes { NetlinkMessageParser.events(in: $0) }
 }
 
+/// What a read of an inotify descriptor returns (`intrapush follow`, the desktop agent): the
+/// same answer however often it is asked, and never a read past the bytes.
+func fuzzInotify(_ bytes: [UInt8]) {
+    let names: Set<String> = ["notifications.sqlite3", "notifications.sqlite3-wal"]
+    let first = bytes.withUnsafeBytes { InotifyEventScanner.concerns(names, in: $0) }
+    require(first == bytes.withUnsafeBytes { InotifyEventScanner.concerns(names, in: $0) }, "deterministic")
+}
+
 /// A certificate's names against a host: a match only for an equal name or a one-label wildcard.
 func fuzzServerName(_ bytes: [UInt8]) {
     let text = String(decoding: bytes, as: UTF8.self)

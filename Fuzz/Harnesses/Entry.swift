@@ -13,6 +13,7 @@ let harnesses: [String: ([UInt8]) -> Void] = [
     "proxy-head": fuzzProxyResponseHead,
     "retry-hint": fuzzRetryHint,
     "netlink": fuzzNetlink,
+    "inotify": fuzzInotify,
     "hook-command": fuzzHookCommandLine,
     "outbox-message": fuzzOutboxMessage,
     "server-name": fuzzServerName,

@@ -55,15 +55,20 @@ class Daemon:
         self.sampler = threading.Thread(target=self._sample, daemon=True)
         self.sampler.start()
 
+    def _status_kib(self, field):
+        """A figure of /proc/PID/status in KiB (`VmRSS`, `VmHWM`); None once it is not there."""
+        try:
+            with open(f"/proc/{self.process.pid}/status") as status:
+                for line in status:
+                    if line.startswith(field + ":"):
+                        return int(line.split()[1])
+        except OSError:
+            pass
+        return None
+
     def _sample(self):
         while self.sampling and self.process.poll() is None:
-            try:
-                with open(f"/proc/{self.process.pid}/status") as status:
-                    for line in status:
-                        if line.startswith("VmRSS:"):
-                            self.peak_kib = max(self.peak_kib, int(line.split()[1]))
-            except OSError:
-                return
+            self.peak_kib = max(self.peak_kib, self._status_kib("VmRSS") or 0)
             time.sleep(0.05)
 
     @property
@@ -73,13 +78,7 @@ class Daemon:
     @property
     def peak_mib(self):
         """The kernel's high-water mark (VmHWM) while the process lives; the samples after."""
-        try:
-            with open(f"/proc/{self.process.pid}/status") as status:
-                for line in status:
-                    if line.startswith("VmHWM:"):
-                        self.peak_kib = max(self.peak_kib, int(line.split()[1]))
-        except OSError:
-            pass
+        self.peak_kib = max(self.peak_kib, self._status_kib("VmHWM") or 0)
         return self.peak_kib / 1024
 
     def text(self):

@@ -121,24 +121,15 @@ package final class DatabaseChangeWatcher {
     }
 
     private func drainDirectoryEvents() -> Bool {
-        let eventSize = MemoryLayout<inotify_event>.size
         var relevant = false
         while true {
-            let count = eventBuffer.withUnsafeMutableBytes { read(inotify, $0.baseAddress, $0.count) }
-            guard count > 0 else { return relevant }
-            eventBuffer.withUnsafeBytes { bytes in
-                var offset = 0
-                while offset + eventSize <= count {
-                    let mask = bytes.loadUnaligned(fromByteOffset: offset + 4, as: UInt32.self)
-                    let nameLength = Int(bytes.loadUnaligned(fromByteOffset: offset + 12, as: UInt32.self))
-                    // Events were lost: one of them may have been the database's.
-                    if mask & UInt32(IN_Q_OVERFLOW) != 0 { relevant = true }
-                    let nameBytes = bytes[(offset + eventSize)..<(offset + eventSize + nameLength)]
-                    let name = String(decoding: nameBytes.prefix { $0 != 0 }, as: UTF8.self)
-                    if watchedNames.contains(name) { relevant = true }
-                    offset += eventSize + nameLength
-                }
+            let concerns = eventBuffer.withUnsafeMutableBytes { buffer -> Bool? in
+                let count = read(inotify, buffer.baseAddress, buffer.count)
+                guard count > 0 else { return nil }
+                return InotifyEventScanner.concerns(watchedNames, in: UnsafeRawBufferPointer(rebasing: buffer[..<count]))
             }
+            guard let concerns else { return relevant }
+            relevant = relevant || concerns
         }
     }
 
