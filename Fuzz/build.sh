@@ -30,9 +30,8 @@ sources=(
     Sources/IntrapushDaemonKit/Push/PushDecoder.swift
     Sources/IntrapushDaemonKit/Reconnect/RetryHint.swift
     Sources/IntrapushDaemonKit/Reconnect/Backoff.swift
-    Sources/IntrapushInterface/Control/MarkReadList.swift
-    Sources/IntrapushInterface/Control/ControlRequestHeader.swift
-    Sources/IntrapushInterface/Control/ControlAnswer.swift
+    Sources/IntrapushInterface/Varlink/VarlinkCall.swift
+    Sources/IntrapushInterface/Varlink/VarlinkReply.swift
     Sources/IntrapushInterface/Follow/InotifyEventScanner.swift
     Sources/IntrapushDaemonKit/Connection/ProxyResponseHead.swift
     Sources/IntrapushDaemonKit/Connection/ServerNameCheck.swift

@@ -1,6 +1,7 @@
 """The outbox figures of issue 13 for `make bench`: messages to the server, timed by the server.
 
-Messages are queued through the daemon's control socket, exactly as `intrapush send` does, from
+Messages are queued through the daemon's local API (a Varlink call of io.intrapush.Outbox.Send on
+the socket beside the database), exactly as `intrapush send` does: one connection per call, from
 four threads. Throughput: N messages queued while the server refuses connections, then the server
 lets the daemon in; messages/s = N / (server time of the last receipt − of the first). Queueing:
 N / the wall time of the four threads' blocking calls (each returns once committed). Latency: one
@@ -11,26 +12,38 @@ import json, os, shutil, socket, statistics, threading, time
 from bench_support import Row, log, now_us, runs, summarise, wait_for
 
 
-def control_call(path, verb, body):
-    data = body.encode()
+def varlink_call(path, method, parameters=None, more=False):
+    """One Varlink call on a connection of its own (each message a JSON object ended by a NUL):
+    its replies, up to the last (the one without `continues`)."""
+    call = {"method": method, "parameters": parameters or {}}
+    if more:
+        call["more"] = True
+    replies, buffer = [], b""
     with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as connection:
         connection.connect(path)
-        connection.sendall(f"{verb} - {len(data)}\n".encode() + data)
-        answer = b""
-        while b"\n" not in answer or len(answer.split(b"\n", 1)[1]) < int(answer.split(b"\n", 1)[0].split()[1]):
-            chunk = connection.recv(65536)
-            if not chunk:
-                raise RuntimeError(f"the daemon closed the control socket: {answer!r}")
-            answer += chunk
-    status, _ = answer.split(b"\n", 1)[0].split()
-    if status != b"0":
-        raise RuntimeError(f"send refused: {answer!r}")
+        connection.sendall(json.dumps(call).encode() + b"\0")
+        while not replies or replies[-1].get("continues"):
+            while b"\0" not in buffer:
+                chunk = connection.recv(65536)
+                if not chunk:
+                    raise RuntimeError(f"the daemon closed its socket: {buffer!r}")
+                buffer += chunk
+            message, buffer = buffer.split(b"\0", 1)
+            replies.append(json.loads(message))
+    return replies
+
+
+def send_message(path, body):
+    """Queues `body` (a message's JSON text); returns once it is committed."""
+    reply = varlink_call(path, "io.intrapush.Outbox.Send", {"message": body})[-1]
+    if "error" in reply:
+        raise RuntimeError(f"send refused: {reply}")
 
 
 def queue_messages(socket_path, prefix, count, threads=4):
     def worker(first):
         for n in range(first, count, threads):
-            control_call(socket_path, "send", json.dumps({"id": f"{prefix}{n}", "n": n, "pad": "x" * 200}))
+            send_message(socket_path, json.dumps({"id": f"{prefix}{n}", "n": n, "pad": "x" * 200}))
     started = time.monotonic()
     workers = [threading.Thread(target=worker, args=(i,)) for i in range(threads)]
     for thread in workers:
@@ -51,7 +64,7 @@ def figure_outbox(bench, server):
                 f"{count:,} messages (~250 B) queued while the server refused the daemon, then let in; {runs(options.runs)}; "
                 "messages / (server time of the last receipt − the first)")
     enqueue = Row("Outbox queueing, send → committed", "(figure)",
-                  f"the same {count:,} messages through the control socket from 4 threads, each call returning once "
+                  f"the same {count:,} messages through the local API (Varlink) from 4 threads, each call returning once "
                   "committed; messages / wall time")
     latency = Row("Send → server sees the frame, p50 / p99", "(figure)",
                   "200 messages one at a time, daemon connected; server CLOCK_MONOTONIC at receipt − ours before the call")
@@ -75,7 +88,7 @@ def figure_outbox(bench, server):
         samples = []
         for n in range(200):
             before_call = now_us()
-            control_call(socket_path, "send", json.dumps({"id": f"l{run}-{n}"}))
+            send_message(socket_path, json.dumps({"id": f"l{run}-{n}"}))
             seen = before + count + n
             report = wait_for(lambda: (lambda r: r if r["messages"] else None)(upstream(server, seen)),
                               20, "the message at the server", interval=0.002)

@@ -1,20 +1,16 @@
-/// The control socket's header and arguments, as any group member may send them.
-func fuzzControlRequest(_ bytes: [UInt8]) {
-    let text = String(decoding: bytes, as: UTF8.self)
-    if let header = ControlRequestHeader.parse(text) {
-        require(header.length >= 0 && header.length < 1_000_000_000_000, "a length of 12 digits at most")
+/// A message on the local API's socket, as anyone on the host may send it: a call or nothing,
+/// never a trap; what parses encodes back to the same call, and JSON values survive their text.
+func fuzzVarlinkMessage(_ bytes: [UInt8]) {
+    if case .success(let call) = VarlinkCall.parse(bytes) {
+        let again = VarlinkCall.parse(Array(call.encoded.dropLast()))
+        require(again == .success(call), "a call that does not survive its encoding")
     }
-    let longest: Int64 = 315_360_000_000
-    if case .some(.some(let timeout)) = ControlRequestHeader.requestTimeout(text, longestMilliseconds: longest) {
-        require(timeout > .zero && timeout <= .milliseconds(longest), "a timeout in range")
+    if let value = bytes.withUnsafeBufferPointer({ JSONValue.parse($0) }) {
+        require(JSONValue.parse(value.text) == value, "a JSON value that does not survive its text")
     }
-    if let ids = MarkReadList.parse(text) {
-        require(!ids.isEmpty, "a list has an id")
-        require(MarkReadList.parse(ids.map(String.init).joined(separator: " ")) == ids, "the ids do not survive a round trip")
-    }
-    // The CLI's side: any bytes from the socket are an answer, more to wait for, or nothing.
-    if let answer = ControlAnswer.parse(bytes) {
-        require(Array(answer.encoded.suffix(answer.body.utf8.count)) == Array(answer.body.utf8), "an answer that does not encode back")
+    // The clients' side: any bytes from the socket are a reply, or not one.
+    if let reply = bytes.withUnsafeBufferPointer({ VarlinkReply.parse($0) }) {
+        require(Array(reply.encoded.dropLast()).withUnsafeBufferPointer({ VarlinkReply.parse($0) }) == reply, "a reply that does not encode back")
     }
 }
 

@@ -9,7 +9,7 @@ let harnesses: [String: ([UInt8]) -> Void] = [
     "push": fuzzPushDecoder,
     "json": fuzzJSONScanner,
     "toml": fuzzFlatTOML,
-    "control": fuzzControlRequest,
+    "varlink": fuzzVarlinkMessage,
     "proxy-head": fuzzProxyResponseHead,
     "retry-hint": fuzzRetryHint,
     "netlink": fuzzNetlink,

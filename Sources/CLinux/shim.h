@@ -42,3 +42,8 @@ extern int setns(int fd, int nstype);
 static inline int intrapush_set_undumpable(void) {
     return prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
 }
+
+// The calling thread's id, for setpriority(2) on one thread (the local API's query thread).
+static inline pid_t intrapush_gettid(void) {
+    return (pid_t)syscall(SYS_gettid);
+}

@@ -84,6 +84,9 @@ package struct Configuration: Sendable, Equatable {
     package var metricsListen: ListenAddress?
     /// A file the same text is written to, atomically (node_exporter's textfile collector).
     package var metricsFile: String?
+    /// `readers = "everyone"`: every local user may read the notifications addressed to them
+    /// through the local API; `"group"` (the default): members of the group `intrapush` only.
+    package var everyoneReads: Bool
 
     package init(
         host: String,
@@ -127,7 +130,8 @@ package struct Configuration: Sendable, Equatable {
         requestTimeout: Duration = Defaults.requestTimeout,
         readReceiptText: String? = nil,
         metricsListen: ListenAddress? = nil,
-        metricsFile: String? = nil
+        metricsFile: String? = nil,
+        everyoneReads: Bool = false
     ) {
         self.hosts = [host] + fallbackHosts
         self.failbackInterval = failbackInterval
@@ -170,6 +174,7 @@ package struct Configuration: Sendable, Equatable {
         self.readReceiptText = readReceiptText
         self.metricsListen = metricsListen
         self.metricsFile = metricsFile
+        self.everyoneReads = everyoneReads
     }
 
     /// `on_notification` split into a program and its arguments; `nil` when unset (or, for a

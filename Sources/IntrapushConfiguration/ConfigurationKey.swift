@@ -43,6 +43,7 @@ enum ConfigurationKey: String, CaseIterable, Sendable {
     case readReceiptText = "read_receipt_text"
     case metricsListen = "metrics_listen"
     case metricsFile = "metrics_file"
+    case readers
 
     static let environmentPrefix = "INTRAPUSH_"
 

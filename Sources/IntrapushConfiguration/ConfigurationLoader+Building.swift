@@ -89,7 +89,8 @@ extension ConfigurationLoader {
             requestTimeout: reader.duration(.requestTimeout) ?? Configuration.Defaults.requestTimeout,
             readReceiptText: readReceiptText(reader: &reader),
             metricsListen: metricsListen(reader: &reader),
-            metricsFile: metricsFile(reader: &reader, purpose: purpose)
+            metricsFile: metricsFile(reader: &reader, purpose: purpose),
+            everyoneReads: everyoneReads(reader: &reader)
         )
     }
 
@@ -276,6 +277,17 @@ extension ConfigurationLoader {
             return Configuration.Defaults.maxMessageSize
         }
         return size
+    }
+
+    /// `readers`: who may read their own notifications through the local API.
+    private func everyoneReads(reader: inout SettingReader) -> Bool {
+        switch reader.string(.readers) {
+        case nil, "group": return false
+        case "everyone": return true
+        default:
+            reader.reject(.readers, "expected group (members of the group intrapush) or everyone (every local user)")
+            return false
+        }
     }
 
     private func logLevel(reader: inout SettingReader) -> LogLevel {

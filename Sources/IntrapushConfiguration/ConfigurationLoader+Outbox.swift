@@ -31,14 +31,14 @@ extension ConfigurationLoader {
         return ttl == .zero ? nil : ttl
     }
 
-    /// A JSON object once `{message_id}` and `{read_at}` are replaced; empty is unset.
+    /// A JSON object once `{message_id}`, `{user}` and `{read_at}` are replaced; empty is unset.
     func readReceiptText(reader: inout SettingReader) -> String? {
         guard let text = reader.string(.readReceiptText), !text.isEmpty else { return nil }
         guard text.contains("{message_id}") else {
             reader.reject(.readReceiptText, "must contain {message_id}, the id of the notification read")
             return nil
         }
-        var sample = text.replacing("{message_id}", with: "m").replacing("{read_at}", with: "0")
+        var sample = text.replacing("{message_id}", with: "m").replacing("{user}", with: "u").replacing("{read_at}", with: "0")
         let isObject = sample.withUTF8 { utf8 in
             utf8.first(where: { ![0x20, 0x0A, 0x0D, 0x09].contains($0) }) == UInt8(ascii: "{")
                 && JSONObjectScanner.scalars(of: [], in: utf8) != nil
@@ -46,7 +46,7 @@ extension ConfigurationLoader {
         guard isObject else {
             reader.reject(
                 .readReceiptText,
-                #"must be a JSON object once {message_id} and {read_at} are replaced, like {"type":"read","id":"{message_id}","read_at":{read_at}}"#)
+                #"must be a JSON object once {message_id}, {user} and {read_at} are replaced, like {"type":"read","id":"{message_id}","by":"{user}","read_at":{read_at}}"#)
             return nil
         }
         return text

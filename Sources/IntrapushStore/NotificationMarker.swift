@@ -17,11 +17,11 @@ package final class NotificationMarker {
 
     /// What `markRead(ids:at:receipts:)` did.
     package struct Outcome: Sendable, Equatable {
-        /// Rows whose `read_at` was set now.
+        /// Notifications marked read for the viewer now.
         package var marked: Int
-        /// Requested ids that exist but were already read.
+        /// Requested ids the viewer had read already.
         package var alreadyRead: Int
-        /// Requested ids that do not exist, in the order given.
+        /// Requested ids that do not exist or the viewer may not see, in the order given.
         package var missing: [Int64]
         /// Read receipts queued for the server.
         package var receipts: Int
@@ -34,59 +34,81 @@ package final class NotificationMarker {
         }
     }
 
-    /// Sets `read_at = now` on each of `ids` that is unread.
-    package func markRead(ids: [Int64], at now: Int64, receipts: ReadReceiptTemplate? = nil) throws -> Outcome {
-        let update = try connection.prepare(
-            "UPDATE notifications SET read_at = ? WHERE id = ? AND read_at IS NULL RETURNING message_id")
-        let exists = try connection.prepare("SELECT 1 FROM notifications WHERE id = ?")
+    /// Marks each of `ids` read for `viewer`: a row in `notification_reads`, and `read_at`
+    /// when it is the first mark of anyone. An id the viewer may not see counts as missing, as
+    /// one that does not exist: nobody learns of another person's notification by its id.
+    package func markRead(ids: [Int64], for viewer: Viewer, at now: Int64, receipts: ReadReceiptTemplate? = nil) throws -> Outcome {
+        let visibility = viewer.visibility(schemaVersion: Schema.latestVersion)
+        let visible = try connection.prepare(
+            "SELECT message_id, " + viewer.unreadCondition(schemaVersion: Schema.latestVersion)
+                + " FROM notifications WHERE id = ?" + (visibility.map { " AND " + $0.sql } ?? ""))
         return try connection.transaction {
             var outcome = Outcome()
             for id in ids {
-                defer { update.reset(); exists.reset() }
-                try update.bind(now, at: 1)
-                try update.bind(id, at: 2)
-                if try update.step() {
-                    outcome.marked += 1
-                    if let receipts, let messageID = update.string(at: 0) {
-                        outcome.receipts += try queueReceipt(receipts, messageID: messageID, readAt: now)
-                    }
+                defer { visible.reset() }
+                try visible.bind([.integer(id)] + (visibility?.values ?? []))
+                guard try visible.step() else {
+                    outcome.missing.append(id)
                     continue
                 }
-                // Nothing changed: the id is missing, or it was read already.
-                try exists.bind(id, at: 1)
-                if try exists.step() { outcome.alreadyRead += 1 } else { outcome.missing.append(id) }
+                guard visible.int64(at: 1) == 1 else {
+                    outcome.alreadyRead += 1
+                    continue
+                }
+                let messageID = visible.string(at: 0)
+                try mark(id, for: viewer, at: now)
+                outcome.marked += 1
+                if let receipts, let messageID {
+                    outcome.receipts += try queueReceipt(receipts, messageID: messageID, reader: viewer, readAt: now)
+                }
             }
             return outcome
         }
     }
 
-    /// Marks every unread notification read.
-    package func markAllRead(at now: Int64, receipts: ReadReceiptTemplate? = nil) throws -> Outcome {
-        let update = try connection.prepare(
-            "UPDATE notifications SET read_at = ? WHERE read_at IS NULL RETURNING message_id")
+    /// Marks every notification that is unread for `viewer` read for them.
+    package func markAllRead(for viewer: Viewer, at now: Int64, receipts: ReadReceiptTemplate? = nil) throws -> Outcome {
+        var conditions = [viewer.unreadCondition(schemaVersion: Schema.latestVersion)]
+        var values: [SQLValue] = []
+        if let visibility = viewer.visibility(schemaVersion: Schema.latestVersion) {
+            conditions.append(visibility.sql)
+            values = visibility.values
+        }
+        let unread = try connection.prepare(
+            "SELECT id, message_id FROM notifications WHERE " + conditions.joined(separator: " AND "))
         return try connection.transaction {
-            defer { update.reset() }
-            try update.bind(now, at: 1)
+            var found: [(Int64, String?)] = []
+            try unread.bind(values)
+            while try unread.step() { found.append((unread.int64(at: 0), unread.string(at: 1))) }
+            unread.reset()
             var outcome = Outcome()
-            var messageIDs: [String] = []
-            while try update.step() {
+            for (id, messageID) in found {
+                try mark(id, for: viewer, at: now)
                 outcome.marked += 1
-                if receipts != nil, let messageID = update.string(at: 0) { messageIDs.append(messageID) }
-            }
-            update.reset()
-            if let receipts {
-                for messageID in messageIDs {
-                    outcome.receipts += try queueReceipt(receipts, messageID: messageID, readAt: now)
+                if let receipts, let messageID {
+                    outcome.receipts += try queueReceipt(receipts, messageID: messageID, reader: viewer, readAt: now)
                 }
             }
             return outcome
         }
+    }
+
+    /// The viewer's mark, and `read_at` when it is the first of anyone's.
+    private func mark(_ id: Int64, for viewer: Viewer, at now: Int64) throws {
+        let insertMark = try connection.prepare(
+            "INSERT INTO notification_reads (notification_id, reader, read_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING")
+        let setFirstRead = try connection.prepare("UPDATE notifications SET read_at = ? WHERE id = ? AND read_at IS NULL")
+        try insertMark.bind([.integer(id), .integer(viewer.userID), .integer(now)])
+        try insertMark.step()
+        try setFirstRead.bind([.integer(now), .integer(id)])
+        try setFirstRead.step()
     }
 
     /// 1 when queued; 0 when the same receipt still waits (its id came from the template).
-    private func queueReceipt(_ template: ReadReceiptTemplate, messageID: String, readAt: Int64) throws -> Int {
+    private func queueReceipt(_ template: ReadReceiptTemplate, messageID: String, reader: Viewer, readAt: Int64) throws -> Int {
         let submission = OutboxSubmission(
-            message: try template.receipt(messageID: messageID, readAt: readAt), kind: .readReceipt,
+            message: try template.receipt(messageID: messageID, user: reader.userName ?? String(reader.userID), readAt: readAt),
+            kind: .readReceipt,
             expiresAt: template.timeToLive.map { readAt + $0 })
         switch try outbox.enqueue(submission, at: readAt) {
         case .success: return 1
@@ -98,7 +120,7 @@ package final class NotificationMarker {
 
 /// `read_receipt_text` with what a receipt needs around it.
 package struct ReadReceiptTemplate: Sendable, Equatable {
-    /// A JSON object text with `{message_id}` and `{read_at}` in it.
+    /// A JSON object text with `{message_id}`, `{read_at}` and, optionally, `{user}` in it.
     package var text: String
     package var idField: String
     package var maximumSize: Int
@@ -112,12 +134,13 @@ package struct ReadReceiptTemplate: Sendable, Equatable {
         self.timeToLive = timeToLive
     }
 
-    /// The receipt for one notification: `{message_id}` as the content of a JSON string (escaped),
-    /// `{read_at}` as Unix milliseconds.
-    package func receipt(messageID: String, readAt: Int64) throws(OutboxRefusal) -> OutboxMessage {
-        let quoted = JSONText.quoted(messageID)
-        let escaped = String(quoted.dropFirst().dropLast())
-        let text = self.text.replacing("{message_id}", with: escaped).replacing("{read_at}", with: String(readAt))
+    /// The receipt for one notification read by one person: `{message_id}` and `{user}` (the
+    /// reader's user name) as the content of a JSON string (escaped), `{read_at}` as Unix
+    /// milliseconds.
+    package func receipt(messageID: String, user: String, readAt: Int64) throws(OutboxRefusal) -> OutboxMessage {
+        func escaped(_ text: String) -> String { String(JSONText.quoted(text).dropFirst().dropLast()) }
+        let text = self.text.replacing("{message_id}", with: escaped(messageID)).replacing("{user}", with: escaped(user))
+            .replacing("{read_at}", with: String(readAt))
         return try OutboxMessage.prepare(text, idField: idField, maximumSize: maximumSize)
     }
 }

@@ -33,10 +33,10 @@ extension NotificationStore {
         (try outbox.awaitedReplies(), try outbox.nextExpiry())
     }
 
-    /// Marks notifications read for the control socket; see `NotificationMarker`.
-    package func markRead(ids: [Int64]?, at now: Int64, receipts: ReadReceiptTemplate?) throws -> NotificationMarker.Outcome {
+    /// Marks notifications read for a caller of the local API; see `NotificationMarker`.
+    package func markRead(ids: [Int64]?, for viewer: Viewer, at now: Int64, receipts: ReadReceiptTemplate?) throws -> NotificationMarker.Outcome {
         let marker = NotificationMarker(connection: connection)
-        guard let ids else { return try marker.markAllRead(at: now, receipts: receipts) }
-        return try marker.markRead(ids: ids, at: now, receipts: receipts)
+        guard let ids else { return try marker.markAllRead(for: viewer, at: now, receipts: receipts) }
+        return try marker.markRead(ids: ids, for: viewer, at: now, receipts: receipts)
     }
 }

@@ -113,6 +113,28 @@ package enum Schema {
                 ALTER TABLE notifications ADD COLUMN recipients TEXT;
                 """
         ),
+        Migration(
+            version: 6,
+            summary: "read marks per person",
+            // A public table too (README, "The database"): who marked which notification read
+            // and when; `reader` is the uid, -1 for a mark made before marks were per person,
+            // which counts as read for everyone. `notifications.read_at` stays the first time
+            // anyone marked it. The trigger keeps pruning a single DELETE.
+            sql: """
+                CREATE TABLE notification_reads (
+                    notification_id INTEGER NOT NULL,
+                    reader INTEGER NOT NULL,
+                    read_at INTEGER NOT NULL,
+                    PRIMARY KEY (notification_id, reader)
+                ) WITHOUT ROWID;
+                INSERT INTO notification_reads (notification_id, reader, read_at)
+                    SELECT id, -1, read_at FROM notifications WHERE read_at IS NOT NULL;
+                CREATE TRIGGER notification_reads_follow_deletes AFTER DELETE ON notifications
+                BEGIN
+                    DELETE FROM notification_reads WHERE notification_id = old.id;
+                END;
+                """
+        ),
     ]
 
     package static let migrator = Migrator(migrations: migrations)

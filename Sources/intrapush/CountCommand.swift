@@ -18,8 +18,7 @@ struct CountCommand: ParsableCommand {
 
     func run() throws {
         let query = try filter.query()
-        let reader = try location.openReader()
-        let count = try querying(reader) { try reader.count(query) }
+        let count = try location.openAccess().count(query)
         let output = StandardOutput()
         output.write("\(count)\n")
     }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import IntrapushInterface
 import IntrapushQuery
 import IntrapushSupport
 
@@ -20,6 +21,11 @@ struct DatabaseOptions: ParsableArguments {
             .locate(database: database, configurationFile: config)
         for warning in location.warnings { StandardError.writeLine("intrapush: warning: \(warning)") }
         return location
+    }
+
+    /// The database itself for an administrator, else the daemon's gate (`NotificationAccess`).
+    func openAccess() throws(CommandFailure) -> NotificationAccess {
+        try NotificationAccess.open(path: locate().path)
     }
 
     /// Opens the database read-only, or fails with exit status 66 (no database).

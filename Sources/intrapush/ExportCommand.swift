@@ -32,22 +32,20 @@ struct ExportCommand: ParsableCommand {
     func run() throws {
         let (since, until) = try time.bounds()
         let query = NotificationQuery(since: since, until: until, order: .oldestFirst)
-        let reader = try location.openReader()
+        let access = try location.openAccess()
         let output = StandardOutput()
         var text = ""
         if format == .csv {
             CSVText.appendRecord(NotificationRecord.fieldNames, to: &text)
             output.write(text)
         }
-        try querying(reader) {
-            try reader.forEach(query) { record in
-                text.removeAll(keepingCapacity: true)
-                switch format {
-                case .json: record.appendJSONLine(to: &text)
-                case .csv: record.appendCSVRecord(to: &text)
-                }
-                output.write(text)
+        try access.forEach(query) { record in
+            text.removeAll(keepingCapacity: true)
+            switch format {
+            case .json: record.appendJSONLine(to: &text)
+            case .csv: record.appendCSVRecord(to: &text)
             }
+            output.write(text)
         }
     }
 }

@@ -32,11 +32,23 @@ struct FollowCommand: ParsableCommand {
     }
 
     func run() throws {
-        let reader = try location.openReader()
-        let watcher = DatabaseChangeWatcher(databasePath: reader.path, outputDescriptor: 1)
         let formatter = NotificationFormatter.forStandardOutput()
         let output = StandardOutput()
         var text = ""
+        let access = try location.openAccess()
+        if case .gate(let api) = access {
+            try api.follow(backlog: lines) { records in
+                for record in records {
+                    text.removeAll(keepingCapacity: true)
+                    if json { record.appendJSONLine(to: &text) } else { text = formatter.followLine(record) + "\n" }
+                    output.write(text)
+                }
+                return output.flush()
+            }
+            return
+        }
+        let reader = try location.openReader()
+        let watcher = DatabaseChangeWatcher(databasePath: reader.path, outputDescriptor: 1)
         _ = try querying(reader) {
             try Follower(reader: reader, watcher: watcher).run(backlog: lines) { records in
                 for record in records {

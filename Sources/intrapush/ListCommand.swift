@@ -37,16 +37,14 @@ struct ListCommand: ParsableCommand {
 
     func run() throws {
         let query = try filter.query(limit: limit == 0 ? nil : limit, order: reverse ? .newestFirstReversed : .newestFirst)
-        let reader = try location.openReader()
+        let access = try location.openAccess()
         let output = StandardOutput()
         if json {
             var line = ""
-            try querying(reader) {
-                try reader.forEach(query) { record in
-                    line.removeAll(keepingCapacity: true)
-                    record.appendJSONLine(to: &line)
-                    output.write(line)
-                }
+            try access.forEach(query) { record in
+                line.removeAll(keepingCapacity: true)
+                record.appendJSONLine(to: &line)
+                output.write(line)
             }
             return
         }
@@ -62,11 +60,9 @@ struct ListCommand: ParsableCommand {
             isFirstChunk = false
             chunk.removeAll(keepingCapacity: true)
         }
-        try querying(reader) {
-            try reader.forEach(query) { record in
-                chunk.append(record)
-                if chunk.count == 1000 { printChunk() }
-            }
+        try access.forEach(query) { record in
+            chunk.append(record)
+            if chunk.count == 1000 { printChunk() }
         }
         printChunk()
     }

@@ -39,8 +39,13 @@ struct RequestCommand: ParsableCommand {
         }
         let text = try MessageArgument.read(message)
         let writer = try location.writer()
-        let queued = try writer.queue(text, kind: .request, timeout: timeout)
-        if queued.route == .direct { MessageArgument.noteQueuedWithoutDaemon() }
+        let (queued, reply) = try writer.request(text, timeout: timeout)
+        if let reply {
+            StandardOutput().write(reply + "\n")
+            return
+        }
+        // Written directly while no daemon ran: wait for the row as the daemon fills it in.
+        MessageArgument.noteQueuedWithoutDaemon()
         let waited = timeout ?? writer.configuration.requestTimeout
         switch try ReplyWaiter(databasePath: writer.databasePath).wait(forRow: queued.rowID, timeout: waited) {
         case .replied(let reply):

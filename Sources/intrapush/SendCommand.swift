@@ -33,7 +33,7 @@ struct SendCommand: ParsableCommand {
 
     func run() throws {
         let text = try MessageArgument.read(message)
-        let queued = try location.writer().queue(text, kind: .message, timeout: nil)
+        let queued = try location.writer().queue(text)
         if queued.route == .direct { MessageArgument.noteQueuedWithoutDaemon() }
         StandardOutput().write(queued.messageID + "\n")
     }

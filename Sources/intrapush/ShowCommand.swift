@@ -24,9 +24,9 @@ struct ShowCommand: ParsableCommand {
     var json = false
 
     func run() throws {
-        let reader = try location.openReader()
-        guard let record = try querying(reader, { try reader.notification(id: id) }) else {
-            throw CommandFailure(.notFound, "no notification with id \(id) in \(reader.path)")
+        let access = try location.openAccess()
+        guard let record = try access.notification(id: id) else {
+            throw CommandFailure(.notFound, "no notification with id \(id) in \(access.location)")
         }
         let output = StandardOutput()
         if json {

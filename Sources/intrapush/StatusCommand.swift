@@ -2,6 +2,7 @@ import ArgumentParser
 import IntrapushConfiguration
 import IntrapushQuery
 import IntrapushInterface
+import IntrapushStore
 import IntrapushSupport
 
 struct StatusCommand: ParsableCommand {
@@ -27,12 +28,23 @@ struct StatusCommand: ParsableCommand {
 
     func run() throws {
         let found = try location.locate()
+        let output = StandardOutput()
+        guard AccessPolicy.currentProcessAdministers(databasePath: found.path) else {
+            // Through the gate: the daemon's state, and the counts of what this user may see.
+            let api = LocalAPI(socketPath: Configuration.controlSocket(forDatabase: found.path))
+            let reply = try api.require("io.intrapush.Daemon.Status")
+            guard let value = reply.parameters["state"], let state = LiveState(varlinkValue: value),
+                let total = reply.parameters["notifications"]?.integer, let unread = reply.parameters["unread"]?.integer
+            else { throw CommandFailure(.ioError, "the daemon's answer could not be read; is intrapush the same version as intrapushd?") }
+            let report = StatusReport.told(state: state, notifications: total, unread: unread, path: found.path, now: WallClock.nowMilliseconds())
+            output.write(json ? report.json() : report.text(useColor: Terminal.usesColor(1, environment: ProcessEnvironment.current)))
+            return
+        }
         let reader = try DatabaseOptions.openReader(at: found.path)
         let daemon = StatusReport.askDaemon(socketPath: Configuration.controlSocket(forDatabase: found.path))
         let report = try querying(reader) {
             try StatusReport.gather(reader: reader.database, now: WallClock.nowMilliseconds(), daemon: daemon)
         }
-        let output = StandardOutput()
         output.write(json ? report.json() : report.text(useColor: Terminal.usesColor(1, environment: ProcessEnvironment.current)))
     }
 }

@@ -10,7 +10,7 @@ import IntrapushDaemonKit
 import IntrapushStore
 import IntrapushSupport
 
-/// Wires the daemon's parts together: store thread, session, outbox, control socket, signals.
+/// Wires the daemon's parts together: store thread, session, outbox, the local API, signals.
 struct Daemon {
     let loaded: LoadedConfiguration
     let reload: @Sendable () throws(ConfigurationError) -> LoadedConfiguration
@@ -45,21 +45,30 @@ struct Daemon {
             ),
             logger: logger
         )
-        // The outbox and the control socket share the connection's loop: no locks between them.
+        // The outbox and the local API share the connection's loop: no locks between them.
         let outbox = OutboxCoordinator(
             eventLoop: eventLoops.next(), storeWorker: storeWorker, settings: configuration.outbox, logger: logger)
-        let control: ControlServer
+        let control: VarlinkServer
+        let daemonUserID = getuid()
         do {
             try await outbox.start()
-            control = try await ControlServer.bind(
-                path: configuration.controlSocket, outbox: outbox,
+            control = try await VarlinkServer.bind(
+                path: configuration.controlSocket, databasePath: configuration.database, outbox: outbox, storeWorker: storeWorker,
+                policy: .lookingUpGroups(everyoneReads: configuration.everyoneReads, daemonUserID: daemonUserID),
                 liveState: { storeWorker.currentLiveState }, logger: logger)
         } catch let error as ControlSocketInUse {
             logger.error("\(error)")
             throw ExitCode(75)
         } catch {
-            logger.error("cannot listen on the control socket \(configuration.controlSocket): \(error)")
+            logger.error("cannot listen on the local API's socket \(configuration.controlSocket): \(error)")
             throw ExitCode(71)
+        }
+        // A reload may change who may read; the groups are looked up again with it.
+        let reload = self.reload
+        let reloadAndApply: @Sendable () throws(ConfigurationError) -> LoadedConfiguration = {
+            let loaded = try reload()
+            control.policyChanged(.lookingUpGroups(everyoneReads: loaded.configuration.everyoneReads, daemonUserID: daemonUserID))
+            return loaded
         }
         let exporter = configuration.metricsListen == nil && configuration.metricsFile == nil ? nil
             : MetricsExporter(metrics: DaemonMetrics(), databasePath: configuration.database) { storeWorker.currentLiveState }
@@ -77,7 +86,7 @@ struct Daemon {
         }
         let session = SessionService(
             configuration: configuration, group: eventLoops, storeWorker: storeWorker, outbox: outbox,
-            notifier: notifier, metrics: exporter, logger: logger, logLevel: logLevel, reloadConfiguration: reload
+            notifier: notifier, metrics: exporter, logger: logger, logLevel: logLevel, reloadConfiguration: reloadAndApply
         )
         let retention = RetentionService(storeWorker: storeWorker, clock: EventLoopClock(eventLoop: eventLoops.next()), logger: logger)
         // The session loop also feeds systemd's watchdog (`WatchdogSchedule`).
@@ -101,7 +110,7 @@ struct Daemon {
         // in the signalfd that SignalListener reads.
         let outcome: Result<Void, any Error>
         do { outcome = .success(try await group.run()) } catch { outcome = .failure(error) }
-        // The control socket's and the signals' channels live on the event loop: closed before
+        // The local API's and the signals' channels live on the event loop: closed before
         // the loop stops.
         control.close()
         metricsServer?.close()

@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """A hostile and broken peer for intrapushd: a raw WebSocket server on loopback, written by
 hand so that it can do what no real server library would (floods of fragments, pings while never
-reading, absurd retry hints and ids), and a group member abusing the control socket. The server
-and the watched daemon are in raw_peer.py; the scenarios are here.
+reading, absurd retry hints and ids), and a local user abusing the daemon's Varlink socket (the
+local API). The server, the watched daemon and the Varlink messages are in raw_peer.py; the
+scenarios are here.
 
 Each scenario starts a fresh release daemon against it, samples the daemon's resident memory
 all along, and checks what must hold: the daemon is alive at the end and never restarted, its
@@ -18,8 +19,8 @@ import sys
 import tempfile
 import time
 
-from raw_peer import (FLOOD_SECONDS, RSS_CEILING_MIB, Daemon, RawServer, accept_upgrade, frame, read_frames,
-                      wait_seconds)
+from raw_peer import (FLOOD_SECONDS, RSS_CEILING_MIB, Daemon, RawServer, accept_upgrade, ended, frame, read_frames,
+                      read_replies, varlink_call, varlink_connect, varlink_message, wait_seconds)
 
 # --- scenarios: each returns (outcome text, extra figures) or raises AssertionError ----------------
 
@@ -162,55 +163,171 @@ def extreme_ids(binary, directory):
         server.close()
 
 
-def control_socket_abuse(binary, directory):
-    """A group member: absurd timeouts, a declared 64 MiB body sent slowly by 24 clients,
-    300,000 pipelined status requests never read, 2,000 idle connections."""
+# The local API's ceilings with the default max_message_size (1 MiB), as GateLimits works them out.
+LONGEST_MESSAGE = max(1 << 20, 6 * 1048576 + 65536)
+MESSAGE_BUDGET = max(16 << 20, 2 * LONGEST_MESSAGE)
+MALFORMED = [b"{", b"not json", b"[]", b'"a call"', b"{}", b'{"method":1}', b'{"method":""}',
+             b'{"method":"io.intrapush.Daemon.Status","parameters":[]}',
+             b'{"method":"io.intrapush.Daemon.Status","more":"yes"}', b"[" * 100000, b'{"method":"\xff\xfe"}']
+
+
+def error_of(replies):
+    """The error name of the last reply; None for an answer, "no reply" when there was none."""
+    return replies[-1].get("error") if replies else "no reply"
+
+
+def answer_of(replies):
+    """The parameters of the last reply (an error's too)."""
+    return replies[-1].get("parameters") or {} if replies else {}
+
+
+def padded_call(length):
+    """A GetInfo call of exactly `length` bytes (its NUL not counted), padded in a parameter."""
+    head, tail = b'{"method":"org.varlink.service.GetInfo","parameters":{"pad":"', b'"}}'
+    return head + b"x" * (length - len(head) - len(tail)) + tail
+
+
+def refused_stream(path, total, chunk=b"x" * 65536):
+    """Writes up to `total` bytes without a NUL; how many went before the daemon closed the
+    connection, and its replies."""
+    client = varlink_connect(path)
+    sent = 0
+    try:
+        while sent < total:
+            client.sendall(chunk)
+            sent += len(chunk)
+    except OSError:
+        pass
+    replies = read_replies(client, stop_after=lambda got: True)
+    client.close()
+    return sent, replies
+
+
+def half_budget_clients(path, count=24):
+    """`count` clients, each writing half the shared budget without a NUL, 64 KiB in turn: their
+    error replies. Half the budget is more than the longest message too: each one must be
+    refused, Busy while the others hold the budget, InvalidMessage once it is too long."""
+    chunk = b"x" * 65536
+    clients = [varlink_connect(path) for _ in range(count)]
+    sent = dict.fromkeys(clients, 0)
+    writing = list(clients)
+    while writing:
+        for client in list(writing):
+            try:
+                client.sendall(chunk)
+                sent[client] += len(chunk)
+                if sent[client] >= MESSAGE_BUDGET // 2:
+                    writing.remove(client)
+            except OSError:
+                writing.remove(client)
+    errors = [error_of(read_replies(client, stop_after=lambda got: True)) for client in clients]
+    for client in clients:
+        client.close()
+    return errors
+
+
+def connection_storm(daemon, path, count=1000):
+    """`count` connections at once: those past the 64 the daemon keeps are told Busy and closed.
+    Returns (kept, told Busy, refused by connect, other answers, the daemon's descriptors)."""
+    clients, refused = [], 0
+    for _ in range(count):
+        try:
+            clients.append(varlink_connect(path, timeout=5))
+        except OSError:
+            refused += 1
+    deadline = time.monotonic() + 5  # every Busy is written by then; the kept stay silent
+    kept = busy = 0
+    other = []
+    for client in clients:
+        replies = read_replies(client, stop_after=lambda got: True, timeout=max(0.01, deadline - time.monotonic()))
+        if not replies:
+            kept += 1
+        elif error_of(replies) == "io.intrapush.Daemon.Busy":
+            busy += 1
+        else:
+            other.append(replies)
+    descriptors = len(os.listdir(f"/proc/{daemon.process.pid}/fd"))
+    for client in clients:
+        client.close()
+    return kept, busy, refused, other, descriptors
+
+
+def local_api_abuse(binary, directory):
+    """Anyone on the host, on the daemon's Varlink socket: malformed messages, a 100 MB message
+    without its NUL, one just over the longest (and one just at it), 24 clients each writing half
+    the shared budget, 10,000 pipelined calls never read, a caller claiming another uid, absurd
+    Request timeouts, 1,000 connections at once; then a Send must still be queued."""
     server = RawServer(lambda connection, request: (accept_upgrade(connection, request), read_frames(connection, timeout=60)))
     daemon = Daemon(binary, server.port, directory)
     path = daemon.database + ".sock"
     try:
-        daemon.wait_for(lambda: os.path.exists(path), 10, "the control socket")
+        daemon.wait_for(lambda: os.path.exists(path), 10, "the local API's socket")
 
-        def connect():
-            client = socket.socket(socket.AF_UNIX)
-            client.connect(path)
-            return client
+        for message in MALFORMED:
+            with varlink_connect(path) as client:
+                client.sendall(message + b"\0")
+                replies = read_replies(client, stop_after=lambda got: True)
+                assert error_of(replies) == "io.intrapush.Daemon.InvalidMessage", (message[:60], replies)
+                assert ended(client), f"the connection stayed open after {message[:60]!r}"
 
-        answers = []
-        for timeout in [b"9223372036854775807", b"-1", b"0"]:
-            client = connect()
-            client.sendall(b"request " + timeout + b" 2\n{}")
-            answers.append(client.recv(200))
-            client.close()
-        assert all(answer.startswith(b"64 ") for answer in answers), answers
-        slow = []
-        for _ in range(24):
-            client = connect()
-            client.sendall(b"send - 67108864\n" + b"x" * 65536)
-            slow.append(client)
-        pipelined = connect()
-        pipelined.setblocking(False)
-        request = b"status - 0\n" * 300000
-        try:
-            pipelined.send(request)
-        except BlockingIOError:
-            pass
-        idle = []
-        refused = 0
-        for _ in range(2000):
+        sent, replies = refused_stream(path, 100_000_000)
+        assert sent < 100_000_000, "the daemon took 100 MB without a NUL"
+        assert error_of(replies) in ("io.intrapush.Daemon.InvalidMessage", "no reply"), replies
+        flood = f"100 MB refused after {sent / 2**20:.0f} MiB"
+
+        with varlink_connect(path) as client:
+            client.sendall(padded_call(LONGEST_MESSAGE + 1))  # the NUL only once it has been refused
+            replies = read_replies(client, stop_after=lambda got: True)
             try:
-                idle.append(connect())
+                client.sendall(b"\0")
             except OSError:
-                refused += 1
-        time.sleep(2)
-        open_descriptors = len(os.listdir(f"/proc/{daemon.process.pid}/fd"))
-        for client in slow + idle + [pipelined]:
-            client.close()
-        check = connect()
-        check.sendall(b"status - 0\n")
-        assert check.recv(10).startswith(b"0 "), "the daemon no longer answers status"
-        assert open_descriptors < 200, f"{open_descriptors} descriptors"
-        return daemon, f"answered; {open_descriptors} descriptors with 2,025 clients connecting", {}
+                pass
+            assert error_of(replies) == "io.intrapush.Daemon.InvalidMessage", replies
+            assert ended(client), "the connection stayed open after a message over the longest"
+        with varlink_connect(path) as client:  # one of exactly the longest length is answered
+            client.sendall(padded_call(LONGEST_MESSAGE) + b"\0")
+            replies = read_replies(client, stop_after=lambda got: True)
+            assert error_of(replies) is None, replies
+
+        errors = half_budget_clients(path)
+        assert set(errors) <= {"io.intrapush.Daemon.Busy", "io.intrapush.Daemon.InvalidMessage"}, errors
+        assert "io.intrapush.Daemon.Busy" in errors, f"no client told Busy with 24 × half the budget: {errors}"
+        budget = f"{errors.count('io.intrapush.Daemon.Busy')} Busy"
+
+        with varlink_connect(path) as client:
+            try:
+                client.sendall(varlink_message("io.intrapush.Daemon.Status") * 10000)
+            except OSError:
+                pass
+            replies = read_replies(client)
+            assert "io.intrapush.Daemon.Busy" in [reply.get("error") for reply in replies], replies[-3:]
+            assert ended(client), "the connection stayed open after 10,000 pipelined calls"
+
+        claimed = 1000 if os.geteuid() != 1000 else 1001
+        replies = varlink_call(path, "io.intrapush.Daemon.WhoAmI", {"uid": claimed, "user": "nobody"})
+        assert error_of(replies) is None and answer_of(replies).get("uid") == os.geteuid(), replies
+
+        for timeout in [-1, 0, 10**30, "x", 2**63 - 1, 1.5]:
+            replies = varlink_call(path, "io.intrapush.Outbox.Request", {"message": "{}", "timeout_ms": timeout})
+            assert error_of(replies) == "org.varlink.service.InvalidParameter", (timeout, replies)
+            assert answer_of(replies).get("parameter") == "timeout_ms", (timeout, replies)
+
+        time.sleep(0.5)  # the daemon counts the connections above closed
+        kept, busy, refused, other, descriptors = connection_storm(daemon, path)
+        assert not other, f"answers other than Busy: {other[:3]}"
+        assert 0 < kept <= 64, f"{kept} of 1,000 connections kept"
+        assert kept + busy + refused == 1000 and busy >= 1000 - 64 - refused, (kept, busy, refused)
+        assert descriptors < 200, f"{descriptors} descriptors"
+
+        deadline = time.monotonic() + 10
+        while True:  # the storm's connections may still be closing in the daemon
+            replies = varlink_call(path, "io.intrapush.Outbox.Send", {"message": '{"id":"after-the-abuse"}'})
+            if error_of(replies) != "io.intrapush.Daemon.Busy" or time.monotonic() > deadline:
+                break
+            time.sleep(0.1)
+        assert error_of(replies) is None and answer_of(replies).get("message_id") == "after-the-abuse", replies
+        return daemon, (f"a Send queued after; {flood}; 24 half-budget clients: {budget}; 1,000 connections: "
+                        f"{kept} kept, {busy} Busy, {refused} refused, {descriptors} descriptors"), {}
     finally:
         server.close()
 
@@ -314,7 +431,7 @@ def slow_upgrade_answer(binary, directory):
 
 
 SCENARIOS = [fragment_flood, ping_flood_never_reading, retry_after_zero, extreme_retry_hints,
-             extreme_close_hint, extreme_ids, control_socket_abuse,
+             extreme_close_hint, extreme_ids, local_api_abuse,
              endless_upgrade_head, endless_refusal_body, absurd_frame_headers, slow_upgrade_answer]
 
 

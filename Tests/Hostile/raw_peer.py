@@ -1,10 +1,12 @@
 #!/usr/bin/env python3
 """The machinery of the hostile peer (hostile.py): the release daemon under watch, with its
 resident memory sampled all along, and a raw WebSocket server on loopback written by hand, with
-the frames it sends and reads, so that the scenarios can do what no server library would.
+the frames it sends and reads, so that the scenarios can do what no server library would; and
+the Varlink messages a local client writes to the daemon's socket and the replies it reads.
 """
 import base64
 import hashlib
+import json
 import os
 import socket
 import struct
@@ -199,3 +201,75 @@ def read_frames(connection, stop_after=None, timeout=5):
             return frames
         buffer += chunk
 
+
+
+# --- the local API: Varlink (varlink.org), each message a JSON object ended by a NUL byte ---------
+
+def varlink_connect(path, timeout=10):
+    """A connection to the daemon's socket; a full listen backlog is waited out for `timeout`."""
+    deadline = time.monotonic() + timeout
+    while True:
+        client = socket.socket(socket.AF_UNIX)
+        client.settimeout(timeout)
+        try:
+            client.connect(path)
+            return client
+        except BlockingIOError:  # the daemon has not accepted the earlier connections yet
+            client.close()
+            if time.monotonic() > deadline:
+                raise
+            time.sleep(0.01)
+        except OSError:
+            client.close()
+            raise
+
+
+def varlink_message(method, parameters=None, more=False):
+    call = {"method": method}
+    if parameters is not None:
+        call["parameters"] = parameters
+    if more:
+        call["more"] = True
+    return json.dumps(call).encode() + b"\0"
+
+
+def read_replies(connection, stop_after=None, timeout=10):
+    """Replies, decoded, until the connection ends, `timeout` passes with nothing read, or
+    `stop_after` returns true."""
+    connection.settimeout(timeout)
+    buffer = b""
+    replies = []
+    while True:
+        while b"\0" in buffer:
+            message, buffer = buffer.split(b"\0", 1)
+            replies.append(json.loads(message))
+            if stop_after and stop_after(replies):
+                return replies
+        try:
+            chunk = connection.recv(65536)
+        except OSError:  # a timeout, or reset by the daemon
+            return replies
+        if not chunk:
+            return replies
+        buffer += chunk
+
+
+def ended(connection, timeout=5):
+    """Whether the daemon closes the connection within `timeout` (whatever it still says first)."""
+    connection.settimeout(timeout)
+    try:
+        while connection.recv(65536):
+            pass
+        return True
+    except socket.timeout:
+        return False
+    except OSError:
+        return True
+
+
+def varlink_call(path, method, parameters=None, more=False):
+    """One call on a connection of its own: its replies, up to the last (the one without
+    `continues`), or as many as came before the daemon closed the connection."""
+    with varlink_connect(path) as connection:
+        connection.sendall(varlink_message(method, parameters, more))
+        return read_replies(connection, stop_after=lambda replies: not replies[-1].get("continues"))

@@ -30,7 +30,7 @@ extension Integration {
                         let id = "m-\(sender)-\(n)"
                         while true {
                             do {
-                                _ = try writer.queue(#"{"id":"\#(id)","n":\#(n)}"#, kind: .message, timeout: nil)
+                                _ = try writer.queue(#"{"id":"\#(id)","n":\#(n)}"#)
                                 break
                             } catch let failure as CommandFailure where failure.kind == .temporaryFailure {
                                 break  // committed before the kill cut the answer off; it still waits

@@ -23,6 +23,8 @@ package final class OutboxCoordinator: @unchecked Sendable {
     /// Messages from the control socket, queued together while no enqueue is under way; each
     /// caller's answer waits for the commit of its batch.
     private var submissions = WriteCoalescer<(OutboxSubmission, EventLoopPromise<Result<Int64, OutboxRefusal>>)>()
+    /// Callers of the local API waiting for a request's reply, by its outbox row.
+    private var replyWaiters: [Int64: [EventLoopPromise<RequestOutcome>]] = [:]
     private var expiryTimer: Scheduled<Void>?
     private var expiryAt: Int64?
     /// A timer never sleeps longer: the monotonic clock stops during a suspend.
@@ -93,10 +95,38 @@ package final class OutboxCoordinator: @unchecked Sendable {
         eventLoop.assertInEventLoop()
         for push in batch where push.answersRequest != nil {
             if let messageID = push.inReplyTo { perform(machine.replyCommitted(requestID: messageID)) }
+            if let row = push.answersRequest { resolveWaiters(of: row, with: .replied(push.text)) }
         }
     }
 
-    // MARK: The control socket
+    /// How a request ended, for a caller that waits for it.
+    enum RequestOutcome: Sendable, Equatable {
+        case replied(String)
+        case expired
+    }
+
+    /// Completes when the request in `row` is replied (committed) or expired. Called right after
+    /// its queueing committed, before any reply can have been read.
+    func awaitReply(row: Int64) -> EventLoopFuture<RequestOutcome> {
+        eventLoop.assertInEventLoop()
+        let promise = eventLoop.makePromise(of: RequestOutcome.self)
+        replyWaiters[row, default: []].append(promise)
+        return promise.futureResult
+    }
+
+    /// A caller stopped waiting (its connection closed).
+    func stopAwaiting(row: Int64) {
+        eventLoop.assertInEventLoop()
+        replyWaiters[row]?.forEach { $0.succeed(.expired) }
+        replyWaiters[row] = nil
+    }
+
+    private func resolveWaiters(of row: Int64, with outcome: RequestOutcome) {
+        guard let waiters = replyWaiters.removeValue(forKey: row) else { return }
+        for waiter in waiters { waiter.succeed(outcome) }
+    }
+
+    // MARK: The local API
 
     /// Queues `submissions` in the next enqueue transaction; each result comes once committed.
     func queue(_ submission: OutboxSubmission) -> EventLoopFuture<Result<Int64, OutboxRefusal>> {
@@ -107,11 +137,11 @@ package final class OutboxCoordinator: @unchecked Sendable {
         return promise.futureResult
     }
 
-    /// Marks read the ids in `list` (all unread when `nil`) and queues the receipts, then sends
-    /// them; the list is read on the store thread (`MarkReadList.Malformed` when it is not one).
-    func markRead(list: String?) -> EventLoopFuture<NotificationMarker.Outcome> {
+    /// Marks `ids` (all unread when `nil`) read for `viewer` and queues the receipts, then sends
+    /// them.
+    func markRead(ids: [Int64]?, for viewer: Viewer) -> EventLoopFuture<NotificationMarker.Outcome> {
         eventLoop.assertInEventLoop()
-        return storeWorker.markRead(list: list, receipts: settings.receipts, on: eventLoop).hop(to: eventLoop).map { outcome in
+        return storeWorker.markRead(ids: ids, for: viewer, receipts: settings.receipts, on: eventLoop).hop(to: eventLoop).map { outcome in
             if outcome.receipts > 0 { self.messagesQueued(earliestDeadline: self.settings.receipts?.timeToLive.map { WallClock.nowMilliseconds() + $0 }) }
             return outcome
         }
@@ -219,6 +249,7 @@ package final class OutboxCoordinator: @unchecked Sendable {
                     self.logger.info("\(expired.count) message\(expired.count == 1 ? "" : "s") to the server expired undelivered or unanswered")
                 }
                 self.perform(self.machine.rowsExpired(expired))
+                for row in expired { self.resolveWaiters(of: row.rowID, with: .expired) }
                 self.scheduleExpiry(at: nextExpiry)
             case .failure(let error):
                 self.logger.warning("cannot expire old messages to the server; trying again in a minute", metadata: ["error": "\(error)"])

@@ -35,16 +35,12 @@ extension StoreWorker {
         }
     }
 
-    func markRead(list: String?, receipts: ReadReceiptTemplate?, on eventLoop: any EventLoop)
+    func markRead(ids: [Int64]?, for viewer: Viewer, receipts: ReadReceiptTemplate?, on eventLoop: any EventLoop)
         -> EventLoopFuture<NotificationMarker.Outcome>
     {
         let store = self.store
         return pool.runIfActive(eventLoop: eventLoop) {
-            let ids = try list.map { list in
-                guard let ids = MarkReadList.parse(list) else { throw MarkReadList.Malformed() }
-                return ids
-            }
-            return try store.markRead(ids: ids, at: WallClock.nowMilliseconds(), receipts: receipts)
+            try store.markRead(ids: ids, for: viewer, at: WallClock.nowMilliseconds(), receipts: receipts)
         }
     }
 

@@ -20,6 +20,9 @@ package final class StoreWorker: PushCommitter, Sendable {
     /// shows as a larger total, so the push path keeps no flag of its own.
     private let receivedAtLastRelease: NIOLockedValueBox<Int64>
     private let logger: Logger
+    /// Told on the store thread after each commit that stored new rows (the local API's
+    /// subscriptions); each must only hand the news to its own thread.
+    private let commitObservers = NIOLockedValueBox<[@Sendable () -> Void]>([])
 
     package init(store: NotificationStore, initialState: LiveState, logger: Logger) {
         self.store = store
@@ -52,9 +55,17 @@ package final class StoreWorker: PushCommitter, Sendable {
                 state.record(batch)
                 return state
             }
-            if let counts { liveState.withLockedValue { $0.record(counts) } }
+            if let counts {
+                liveState.withLockedValue { $0.record(counts) }
+                if counts.stored > 0 { for observer in self.commitObservers.withLockedValue({ $0 }) { observer() } }
+            }
             return outcomes
         }
+    }
+
+    /// Calls `observer` after every commit that stored new notifications.
+    func observeCommits(_ observer: @escaping @Sendable () -> Void) {
+        commitObservers.withLockedValue { $0.append(observer) }
     }
 
     /// Changes the live state now and queues its write (a small transaction on the store

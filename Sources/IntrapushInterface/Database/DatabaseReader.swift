@@ -97,13 +97,15 @@ package final class DatabaseReader {
         try Schema.migrator.checkVersion(of: connection)
     }
 
-    /// The unread notifications with ids in `range` that `recipients` selects: how many, and the
-    /// newest `newest` of them, oldest first. What the desktop agent shows next.
+    /// The notifications with ids in `range` that `recipients` selects and that are unread for
+    /// `reader` (a uid: marks are per person): how many, and the newest `newest` of them,
+    /// oldest first. What the desktop agent shows next.
     package func unread(
-        in range: ClosedRange<Int64>, newest: Int, recipients: RecipientFilter?
+        in range: ClosedRange<Int64>, newest: Int, recipients: RecipientFilter?, reader: Int64 = Int64(getuid())
     ) throws -> (records: [NotificationRecord], count: Int64) {
         let version = try schemaVersion()
-        var filter = " FROM notifications WHERE id BETWEEN ? AND ? AND read_at IS NULL"
+        let viewer = Viewer(userID: reader, userName: nil, visibleNames: nil)
+        var filter = " FROM notifications WHERE id BETWEEN ? AND ? AND " + viewer.unreadCondition(schemaVersion: version)
         var values: [SQLValue] = [.integer(range.lowerBound), .integer(range.upperBound)]
         if let condition = recipients?.condition(schemaVersion: version) {
             filter += " AND " + condition.sql
@@ -114,7 +116,7 @@ package final class DatabaseReader {
         try counting.step()
         let count = counting.int64(at: 0)
         let selecting = try connection.prepare(
-            "SELECT \(NotificationRecord.selectColumns(schemaVersion: version))" + filter
+            "SELECT \(NotificationRecord.selectColumns(schemaVersion: version, readAt: viewer.readAtExpression(schemaVersion: version)))" + filter
                 + " ORDER BY id DESC LIMIT \(max(0, newest))")
         try selecting.bind(values)
         var records: [NotificationRecord] = []

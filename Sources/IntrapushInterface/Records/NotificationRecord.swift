@@ -40,8 +40,9 @@ package struct NotificationRecord: Sendable, Equatable {
 
     /// The columns `init(row:)` reads, in its order, from a database of `schemaVersion`: a file an
     /// older daemon wrote has no priority, link or recipients, and reads them as NULL.
-    package static func selectColumns(schemaVersion: Int) -> String {
-        "id, message_id, received_at, payload, title, body, read_at, "
+    /// `readAt` is the expression for the read_at column: a viewer's own mark (`Viewer`).
+    package static func selectColumns(schemaVersion: Int, readAt: String = "read_at") -> String {
+        "id, message_id, received_at, payload, title, body, \(readAt), "
             + (schemaVersion >= 5 ? "priority, link, recipients" : "NULL, NULL, NULL")
     }
 

@@ -42,10 +42,6 @@ package struct RecipientFilter: Sendable, Equatable {
     /// The SQL condition (no leading AND) on the `recipients` column; `nil` for a database that
     /// has no such column, where every notification is for everyone.
     package func condition(schemaVersion: Int) -> (sql: String, values: [SQLValue])? {
-        guard schemaVersion >= 5 else { return nil }
-        // Whole lines only: "ann" must not match "joanne".
-        let line = "instr(char(10) || recipients || char(10), char(10) || ? || char(10)) > 0"
-        let sql = "(recipients IS NULL" + String(repeating: " OR " + line, count: names.count) + ")"
-        return (sql, names.map { .text($0) })
+        Viewer.addressed(to: names, schemaVersion: schemaVersion)
     }
 }

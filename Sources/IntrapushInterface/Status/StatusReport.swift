@@ -3,14 +3,14 @@ import Glibc
 #endif
 import IntrapushStore
 
-/// What `intrapush status` knows: the daemon's live state (asked over its control socket, else
+/// What `intrapush status` knows: the daemon's live state (asked through its local API, else
 /// the last one it saved in the database), whether that daemon runs, and the database's figures.
 package struct StatusReport: Sendable {
     /// Whether the daemon that wrote the state is running.
     package enum Liveness: String, Sendable {
         /// It answered.
         case running
-        /// Its control socket took the question, and it did not answer in time.
+        /// Its socket took the question, and it did not answer in time.
         case unresponsive
         /// It said it stopped, or its process is gone.
         case notRunning = "not-running"
@@ -71,6 +71,15 @@ package struct StatusReport: Sendable {
         return StatusReport(state: state, liveness: liveness, database: figures, now: now)
     }
 
+    /// The report of someone who may not read the database itself: what the daemon said of its
+    /// state and of the notifications this user may see.
+    package static func told(state: LiveState, notifications: Int64, unread: Int64, path: String, now: Int64) -> StatusReport {
+        StatusReport(
+            state: state, liveness: .running,
+            database: DatabaseFigures(path: path, sizeBytes: fileSize(path) + fileSize(path + "-wal"), notifications: notifications, unread: unread),
+            now: now)
+    }
+
     /// Without an answer from the daemon: whether the one that saved `state` still runs.
     static func liveness(of state: LiveState?, isProcessRunning: (Int32) -> Bool) -> Liveness {
         guard let state else { return .neverRan }
@@ -78,11 +87,14 @@ package struct StatusReport: Sendable {
         return .running
     }
 
-    /// Asks the daemon of the database whose control socket is `socketPath`.
+    /// Asks the daemon of the database whose local API listens on `socketPath`.
     package static func askDaemon(socketPath: String, timeout: Duration = .seconds(2)) -> DaemonAnswer {
         do {
-            let (status, body) = try ControlClient.call(path: socketPath, verb: "status", body: "", timeout: timeout)
-            guard status == 0, let state = LiveState(text: body) else { return .unreachable }  // an older daemon
+            let connection = try VarlinkConnection(path: socketPath)
+            let reply = try connection.call(VarlinkCall(method: "io.intrapush.Daemon.Status"), timeout: timeout)
+            guard reply.error == nil, let value = reply.parameters["state"], let state = LiveState(varlinkValue: value) else {
+                return .unreachable  // an older daemon, or one that does not let this user ask
+            }
             return .state(state)
         } catch {
             if case .noAnswer = error { return .silent }

@@ -173,9 +173,13 @@ package final class NotifierAgent {
     private func markRead(_ ids: [Int64]) -> Bool {
         let socket = Configuration.controlSocket(forDatabase: configuration.databasePath)
         do {
-            let answer = try ControlClient.call(
-                path: socket, verb: "mark-read", body: ControlBodies.markReadRequest(ids: ids), timeout: .seconds(5))
-            if answer.status != 0 { log("intrapushd did not mark \(ids.count) notification(s) read: \(answer.body)") }
+            let connection = try VarlinkConnection(path: socket)
+            let reply = try connection.call(
+                VarlinkCall(method: "io.intrapush.Notifications.MarkRead", parameters: ["ids": .array(ids.map { JSONValue($0) })]),
+                timeout: .seconds(5))
+            if let error = reply.error {
+                log("intrapushd did not mark \(ids.count) notification(s) read: \(reply.parameters["message"]?.string ?? error)")
+            }
             return true
         } catch {
             if configuration.verbose { log("intrapushd is not reachable; the read mark waits for it") }

@@ -31,8 +31,9 @@ extension DaemonWriter {
         let outcome = try writing("mark notifications read") { connection in
             let marker = NotificationMarker(connection: connection)
             let now = WallClock.nowMilliseconds()
-            return try ids.map { try marker.markRead(ids: $0, at: now, receipts: receipts) }
-                ?? marker.markAllRead(at: now, receipts: receipts)
+            let viewer = Viewer.currentUser(seesEverything: true)
+            return try ids.map { try marker.markRead(ids: $0, for: viewer, at: now, receipts: receipts) }
+                ?? marker.markAllRead(for: viewer, at: now, receipts: receipts)
         }
         if outcome.receipts > 0 { wakeDaemonIfStarted() }
         return outcome
@@ -40,7 +41,7 @@ extension DaemonWriter {
 
     /// A daemon that started while we wrote may have read the outbox before our commit.
     private func wakeDaemonIfStarted() {
-        _ = try? ControlClient.call(path: socketPath, verb: "wake", body: "")
+        _ = try? api.call("io.intrapush.Outbox.Wake")
     }
 
     private func writing<Result>(_ what: String, _ body: (SQLiteConnection) throws -> Result) throws(CommandFailure) -> Result {

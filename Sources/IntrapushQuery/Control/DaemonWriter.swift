@@ -3,7 +3,7 @@ import IntrapushConfiguration
 import IntrapushStore
 import IntrapushSupport
 
-/// How the CLI's writes reach the database: through the daemon's control socket (the daemon is
+/// How the CLI's writes reach the database: through the daemon's local API (the daemon is
 /// the one writer; it wakes at once), or, only when no daemon runs, directly, when this user may
 /// write the file (README "How the CLI reaches the daemon").
 package struct DaemonWriter {
@@ -30,61 +30,53 @@ package struct DaemonWriter {
         package var route: Route
     }
 
-    /// Queues a message (or a request) for the server; returns once it is committed.
-    package func queue(_ text: String, kind: OutboxKind, timeout: Duration?) throws(CommandFailure) -> Queued {
-        let argument = ControlRequestHeader.timeoutArgument(timeout)
-        switch try call(verb: kind == .request ? "request" : "send", argument: argument, body: text) {
-        case .answered(let body):
-            guard let (rowID, messageID) = ControlBodies.parseQueued(body) else {
-                throw CommandFailure(.ioError, "the daemon's answer could not be read: \(body)")
-            }
-            return Queued(rowID: rowID, messageID: messageID, route: .daemon)
-        case .notRunning:
-            return try queueDirectly(text, kind: kind, timeout: timeout)
+    var api: LocalAPI { LocalAPI(socketPath: socketPath) }
+
+    /// Queues a message for the server; returns once it is committed.
+    package func queue(_ text: String) throws(CommandFailure) -> Queued {
+        guard let reply = try api.call("io.intrapush.Outbox.Send", ["message": .string(text)]) else {
+            return try queueDirectly(text, kind: .message, timeout: nil)
         }
+        return try Self.queued(reply)
     }
 
-    /// Marks notifications read (nil: all) and queues their receipts.
+    /// Queues a request, and waits for its reply (`nil`: the daemon runs no more, the request was
+    /// written directly and the caller waits for the row).
+    package func request(_ text: String, timeout: Duration?) throws(CommandFailure) -> (Queued, reply: String?) {
+        var parameters: [String: JSONValue] = ["message": .string(text)]
+        if let timeout { parameters["timeout_ms"] = JSONValue(timeout.milliseconds) }
+        var queued: Queued?
+        var reply: String?
+        let reached = try api.call("io.intrapush.Outbox.Request", parameters, more: true) { answer throws(CommandFailure) in
+            queued = try Self.queued(answer)
+            reply = answer.parameters["reply"]?.string
+        }
+        guard reached, let queued else { return (try queueDirectly(text, kind: .request, timeout: timeout), nil) }
+        return (queued, reply)
+    }
+
+    private static func queued(_ reply: VarlinkReply) throws(CommandFailure) -> Queued {
+        guard let row = reply.parameters["row"]?.integer, let messageID = reply.parameters["message_id"]?.string else {
+            throw CommandFailure(.ioError, "the daemon's answer could not be read; is intrapush the same version as intrapushd?")
+        }
+        return Queued(rowID: row, messageID: messageID, route: .daemon)
+    }
+
+    /// Marks notifications read (nil: all) for this user and queues their receipts.
     package func markRead(ids: [Int64]?) throws(CommandFailure) -> (NotificationMarker.Outcome, Route) {
-        switch try call(verb: "mark-read", body: ControlBodies.markReadRequest(ids: ids)) {
-        case .answered(let text):
-            guard let outcome = ControlBodies.parseMarkReadAnswer(text) else {
-                throw CommandFailure(.ioError, "the daemon's answer could not be read: \(text)")
-            }
-            return (outcome, .daemon)
-        case .notRunning:
+        let parameters: [String: JSONValue] = ids.map { ["ids": .array($0.map { JSONValue($0) })] } ?? ["all": .bool(true)]
+        guard let reply = try api.call("io.intrapush.Notifications.MarkRead", parameters) else {
             return (try markReadDirectly(ids: ids), .direct)
         }
-    }
-
-    private enum Answer {
-        case answered(String)
-        case notRunning
-    }
-
-    private func call(verb: String, argument: String = "-", body: String) throws(CommandFailure) -> Answer {
-        do {
-            let (status, text) = try ControlClient.call(path: socketPath, verb: verb, argument: argument, body: body)
-            guard status == 0 else { throw CommandFailure(Self.kind(status), text) }
-            return .answered(text)
-        } catch let failure as CommandFailure {
-            throw failure
-        } catch ControlClient.Failure.notRunning {
-            return .notRunning
-        } catch ControlClient.Failure.permissionDenied(let path) {
-            throw CommandFailure(
-                .permissionDenied, "permission denied to connect to intrapushd at \(path); run as root or as a member of the group that owns it")
-        } catch {
-            throw CommandFailure(.ioError, "cannot reach intrapushd: \(error)")
+        guard let marked = reply.parameters["marked"]?.integer, let alreadyRead = reply.parameters["already_read"]?.integer,
+            let receipts = reply.parameters["receipts"]?.integer, case .array(let missing)? = reply.parameters["missing"]
+        else {
+            throw CommandFailure(.ioError, "the daemon's answer could not be read; is intrapush the same version as intrapushd?")
         }
-    }
-
-    private static func kind(_ status: Int32) -> CommandFailure.Kind {
-        switch status {
-        case 65: .dataError
-        case 75: .temporaryFailure
-        case 1: .notFound
-        default: .ioError
-        }
+        return (
+            NotificationMarker.Outcome(
+                marked: Int(marked), alreadyRead: Int(alreadyRead), missing: missing.compactMap(\.integer), receipts: Int(receipts)),
+            .daemon
+        )
     }
 }

@@ -1,3 +1,4 @@
+import IntrapushInterface
 import IntrapushStore
 import IntrapushSupport
 

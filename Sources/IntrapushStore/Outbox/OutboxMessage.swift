@@ -92,11 +92,22 @@ package enum OutboxRefusal: Error, Sendable, Equatable {
     case duplicate(id: String)
 
     /// sysexits(3): 65 for data the caller must change, 75 for "try again later".
-    package var exitStatus: Int32 {
+    package var exitStatus: Int32 { Self.exitStatus(reason: reason) }
+
+    /// The refusal's one word, as the local API's `Refused` error names it.
+    package var reason: String {
         switch self {
-        case .notAnObject, .idNotAString, .emptyID, .tooLarge: 65
-        case .duplicate: 75
+        case .notAnObject: "not-an-object"
+        case .idNotAString: "id-not-a-string"
+        case .emptyID: "empty-id"
+        case .tooLarge: "too-large"
+        case .duplicate: "duplicate"
         }
+    }
+
+    /// 75 for a duplicate (later it may go), 65 for anything else about the message.
+    package static func exitStatus(reason: String) -> Int32 {
+        reason == "duplicate" ? 75 : 65
     }
 
     package var message: String {

@@ -1,60 +1,67 @@
 import Foundation
 import Testing
 
-/// The control socket under abuse by a group member (README "Limits"): every request is
-/// answered or refused in words, nothing crashes the daemon, and nothing it holds grows
-/// without bound.
+/// The local API under abuse (README "Limits"): every call is answered or refused with a named
+/// Varlink error, nothing crashes the daemon, and nothing it holds grows without bound.
 extension Integration {
-    @Suite("Control socket: limits and hostile requests")
+    @Suite("Local API: limits and hostile calls")
     struct ControlSocketAbuseTests {
         func socketPath(_ daemon: DaemonHandle) -> String { daemon.databasePath + ".sock" }
 
-        /// The daemon still answers an ordinary `status`.
+        /// The daemon still answers an ordinary call.
         func expectAlive(_ daemon: DaemonHandle) throws {
-            let answer = try RawControlClient(path: socketPath(daemon))
-            answer.send("status - 0\n")
-            #expect(answer.readUntilClosed()?.hasPrefix("0 ") == true, "the daemon answers status")
+            let client = try RawControlClient(path: socketPath(daemon))
+            client.call(#"{"method":"io.intrapush.Daemon.Status"}"#)
+            #expect(client.reply()?.contains(#""state":{"#) == true, "the daemon answers Status")
         }
 
-        @Test("a request's timeout beyond any duration is refused in words, not a crash")
+        @Test("a request's timeout beyond any duration is refused as an invalid parameter, not a crash")
         func hugeRequestTimeout() async throws {
             let (_, _, _, daemon) = try await startConnected()
-            for timeout in ["9223372036854775807", "99999999999999999999999", "0", "-5", "1e3"] {
+            for timeout in ["9223372036854775807", "99999999999999999999999", "0", "-5", "1e3", "\"x\""] {
                 let client = try RawControlClient(path: socketPath(daemon))
-                client.send("request \(timeout) 2\n{}")
-                let answer = client.readUntilClosed()
-                #expect(answer?.hasPrefix("64 ") == true, "\(timeout): \(answer ?? "no answer")")
-                #expect(answer?.contains("timeout must be from 1 ms") == true)
+                client.call(#"{"method":"io.intrapush.Outbox.Request","parameters":{"message":"{}","timeout_ms":\#(timeout)}}"#)
+                let answer = client.reply()
+                #expect(answer?.contains("org.varlink.service.InvalidParameter") == true, "\(timeout): \(answer ?? "no answer")")
+                #expect(answer?.contains("timeout_ms") == true)
             }
             try expectAlive(daemon)
         }
 
-        @Test("a body larger than its verb may carry is refused from the header, before any of it is read")
-        func oversizedBodies() async throws {
+        @Test("malformed JSON, a message past the longest one, an unknown method: named errors, then the daemon goes on")
+        func malformedAndOversized() async throws {
             let (_, _, _, daemon) = try await startConnected()
-            let send = try RawControlClient(path: socketPath(daemon))
-            send.send("send - 67108864\n")
-            let sendAnswer = send.readUntilClosed()
-            #expect(sendAnswer?.hasPrefix("65 ") == true, "\(sendAnswer ?? "no answer")")
-            #expect(sendAnswer?.contains("more than max_message_size") == true)
-            let status = try RawControlClient(path: socketPath(daemon))
-            status.send("status - 5\nhello")
-            #expect(status.readUntilClosed()?.hasPrefix("64 ") == true)
+            let junk = try RawControlClient(path: socketPath(daemon))
+            junk.call(#"{"method": "io.intrapush.Daemon.Status""#)
+            #expect(junk.reply()?.contains("io.intrapush.Daemon.InvalidMessage") == true)
+            #expect(junk.readUntilClosed() == "", "closed after a message that cannot be read")
+            let long = try RawControlClient(path: socketPath(daemon))
+            long.send(String(repeating: "x", count: 8 << 20))
+            #expect(long.reply()?.contains("longer than") == true)
             let unknown = try RawControlClient(path: socketPath(daemon))
-            unknown.send("shutdown - 0\n")
-            #expect(unknown.readUntilClosed()?.contains("unknown request shutdown") == true)
+            unknown.call(#"{"method":"io.intrapush.Daemon.Shutdown"}"#)
+            #expect(unknown.reply()?.contains("org.varlink.service.MethodNotFound") == true)
+            unknown.call(#"{"method":"com.example.Nothing"}"#)
+            #expect(unknown.reply()?.contains("org.varlink.service.InterfaceNotFound") == true)
             try expectAlive(daemon)
         }
 
-        @Test("one request per connection: pipelined requests get one answer, then the connection closes")
-        func onePerConnection() async throws {
+        @Test("a parameter claiming another uid changes nothing: the kernel's word counts")
+        func claimedIdentityIgnored() async throws {
             let (_, _, _, daemon) = try await startConnected()
             let client = try RawControlClient(path: socketPath(daemon))
-            client.send(String(repeating: "status - 0\n", count: 10_000))
-            let answer = try #require(client.readUntilClosed())
-            #expect(answer.hasPrefix("0 "))
-            let length = Int(answer.split(separator: "\n", maxSplits: 1)[0].split(separator: " ")[1]) ?? -1
-            #expect(answer.utf8.count == answer.split(separator: "\n", maxSplits: 1)[0].utf8.count + 1 + length, "exactly one answer")
+            client.call(#"{"method":"io.intrapush.Daemon.WhoAmI","parameters":{"uid":1000,"user":"alice"}}"#)
+            let answer = try #require(client.reply())
+            #expect(answer.contains(#""uid":\#(getuid())"#), "\(answer)")
+            #expect(!answer.contains("alice"))
+        }
+
+        @Test("pipelined calls are answered in order on one connection")
+        func pipelined() async throws {
+            let (_, _, _, daemon) = try await startConnected()
+            let client = try RawControlClient(path: socketPath(daemon))
+            client.send(String(repeating: #"{"method":"org.varlink.service.GetInfo"}"# + "\u{0}", count: 10))
+            for _ in 0..<10 { #expect(client.reply()?.contains(#""product":"intrapushd""#) == true) }
             try expectAlive(daemon)
         }
 
@@ -62,12 +69,12 @@ extension Integration {
         func connectionCapAndIdleDeadline() async throws {
             let (_, _, _, daemon) = try await startConnected()
             let idle = try (0..<64).map { _ in try RawControlClient(path: socketPath(daemon)) }
-            // Each has been accepted once a status on a further connection is refused.
+            // Each has been accepted once a call on a further connection is refused.
             let extra = try RawControlClient(path: socketPath(daemon))
-            extra.send("status - 0\n")
-            let refused = extra.readUntilClosed()
-            #expect(refused?.hasPrefix("75 ") == true, "\(refused ?? "no answer")")
-            #expect(refused?.contains("control connections open already") == true)
+            extra.call(#"{"method":"io.intrapush.Daemon.Status"}"#)
+            let refused = extra.reply()
+            #expect(refused?.contains("io.intrapush.Daemon.Busy") == true, "\(refused ?? "no answer")")
+            #expect(refused?.contains("local connections open already") == true)
             // The idle ones are closed by the daemon (readUntilClosed returns), not kept forever.
             let start = ContinuousClock.now
             #expect(idle[0].readUntilClosed(timeout: .seconds(30)) == "")
@@ -80,13 +87,13 @@ extension Integration {
         func markReadLists() async throws {
             let (_, _, _, daemon) = try await startConnected()
             let junk = try RawControlClient(path: socketPath(daemon))
-            junk.send("mark-read - 7\n1 x 99x")
-            #expect(junk.readUntilClosed()?.contains("expected notification ids or all") == true)
-            let ids = (1...100_000).map(String.init).joined(separator: " ")
+            junk.call(#"{"method":"io.intrapush.Notifications.MarkRead","parameters":{"ids":[1,"x",2.5]}}"#)
+            #expect(junk.reply()?.contains("org.varlink.service.InvalidParameter") == true)
+            let ids = (1...100_000).map(String.init).joined(separator: ",")
             let long = try RawControlClient(path: socketPath(daemon))
-            long.send("mark-read - \(ids.utf8.count)\n\(ids)")
-            let answer = long.readUntilClosed()
-            #expect(answer?.hasPrefix("0 ") == true, "\(answer?.prefix(80) ?? "no answer")")
+            long.call(#"{"method":"io.intrapush.Notifications.MarkRead","parameters":{"ids":[\#(ids)]}}"#)
+            let answer = long.reply()
+            #expect(answer?.contains(#""marked":"#) == true, "\(answer?.prefix(80) ?? "no answer")")
             try expectAlive(daemon)
         }
     }

@@ -52,3 +52,25 @@ final class RawControlClient {
         }
     }
 }
+
+extension RawControlClient {
+    /// A Varlink call as raw bytes: the JSON text and its NUL.
+    func call(_ json: String) {
+        send(json + "\u{0}")
+    }
+
+    /// The next NUL-terminated reply, or `nil` when the connection closed or nothing came in time.
+    func reply(timeout: Duration = .seconds(20)) -> String? {
+        var limit = timeval(tv_sec: Int(timeout.components.seconds), tv_usec: 0)
+        setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &limit, socklen_t(MemoryLayout<timeval>.size))
+        var answer: [UInt8] = []
+        var byte: UInt8 = 0
+        while true {
+            let count = read(descriptor, &byte, 1)
+            if count < 0 && errno == EINTR { continue }
+            guard count == 1 else { return nil }
+            if byte == 0 { return String(decoding: answer, as: UTF8.self) }
+            answer.append(byte)
+        }
+    }
+}

@@ -26,6 +26,7 @@ struct ConfigurationRenderingTests {
             "id_field", "priority_field", "link_field", "recipients_field", "dead_peer_timeout", "connect_timeout", "reconnect_min", "reconnect_max", "max_message_size",
             "database", "retention_days", "retention_max_rows", "on_notification", "log_level",
             "upstream_id_field", "upstream_ack_text", "reply_to_field", "outbox_window", "outbox_ttl", "request_timeout",
+            "readers",
         ])
         #expect(lines.contains(#"upstream_ack_text = "received message {id}""#))
         #expect(lines.contains(#"outbox_ttl = "7d""#))

@@ -1,5 +1,6 @@
 import Testing
 
+@testable import IntrapushInterface
 @testable import IntrapushQuery
 @testable import IntrapushStore
 

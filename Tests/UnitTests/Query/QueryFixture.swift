@@ -1,4 +1,5 @@
 
+@testable import IntrapushInterface
 @testable import IntrapushQuery
 @testable import IntrapushStore
 

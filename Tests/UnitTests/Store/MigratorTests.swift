@@ -28,7 +28,7 @@ struct MigratorTests {
         _ = try NotificationStore(path: directory.file())
         let connection = try SQLiteConnection(path: directory.file(), mode: .readOnly)
         #expect(try connection.userVersion() == Schema.latestVersion)
-        #expect(Schema.latestVersion == 5)
+        #expect(Schema.latestVersion == 6)
         #expect(try columns(of: "outbox", in: connection).map(\.name) == [
             "id", "message_id", "kind", "payload", "state", "queued_at", "expires_at", "attempts", "sent_at",
             "delivered_at", "reply", "replied_at", "expired_at",

@@ -1,7 +1,6 @@
 #if canImport(Glibc)
 import Glibc
 #endif
-import IntrapushInterface
 import IntrapushStore
 
 /// The CLI's reads of notifications: lists, counts, searches, `follow`'s next rows, over the
@@ -9,7 +8,7 @@ import IntrapushStore
 package final class NotificationReader {
     package let database: DatabaseReader
     package var path: String { database.path }
-    var connection: SQLiteConnection { database.connection }
+    package var connection: SQLiteConnection { database.connection }
 
     /// Opens `path` read-only (see `DatabaseReader.init`).
     package init(path: String, busyTimeout: Duration = .milliseconds(2000)) throws {
@@ -18,7 +17,8 @@ package final class NotificationReader {
 
     private var isMapped = false
     /// Below this many ids a parallel `--grep` scan costs more than it saves (tests lower it).
-    var parallelScanThreshold: Int64 = 100_000
+    /// `.max` keeps every scan on the calling thread (the daemon's query thread).
+    package var parallelScanThreshold: Int64 = 100_000
 
     /// Before a full scan (`--grep` over a large table): reading mapped pages instead of copying
     /// each with pread(2) makes the scan faster, but mapping and unmapping the file costs
@@ -54,7 +54,7 @@ package final class NotificationReader {
     /// How many notifications the query selects (its limit and order do not matter).
     package func count(_ query: NotificationQuery) throws -> Int64 {
         if query.unreadOnly, query.since == nil, query.until == nil, query.text == nil, query.minimumPriority == nil,
-            query.recipients == nil
+            query.recipients == nil, query.viewer == nil
         {
             return try countUnread()
         }
@@ -70,17 +70,19 @@ package final class NotificationReader {
     }
 
     /// The notification with this local id, `nil` when there is none.
-    package func notification(id: Int64) throws -> NotificationRecord? {
+    package func notification(id: Int64, viewer: Viewer? = nil) throws -> NotificationRecord? {
         var query = NotificationQuery()
         query.idRange = id...id
+        query.viewer = viewer
         return try records(query).first
     }
 
     /// Notifications stored after `id`, oldest first, at most `limit`: what `follow` prints next.
-    package func notifications(after id: Int64, limit: Int = 1000) throws -> [NotificationRecord] {
+    package func notifications(after id: Int64, limit: Int = 1000, viewer: Viewer? = nil) throws -> [NotificationRecord] {
         guard id < .max else { return [] }
         var query = NotificationQuery(limit: limit, order: .oldestFirst)
         query.idRange = (id + 1)...Int64.max
+        query.viewer = viewer
         return try records(query)
     }
 
@@ -90,7 +92,7 @@ package final class NotificationReader {
     /// The daemon's live state; `nil` when no daemon has written it yet.
     package func liveState() throws -> LiveState? { try database.liveState() }
 
-    func integer(_ sql: String, _ values: [SQLValue] = []) throws -> Int64 {
+    package func integer(_ sql: String, _ values: [SQLValue] = []) throws -> Int64 {
         let statement = try connection.prepare(sql)
         try statement.bind(values)
         try statement.step()

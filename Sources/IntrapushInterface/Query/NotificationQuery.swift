@@ -1,4 +1,3 @@
-import IntrapushInterface
 import IntrapushStore
 /// Which notifications `list`, `count` and `export` select, and in what order.
 package struct NotificationQuery: Sendable, Equatable {
@@ -22,11 +21,14 @@ package struct NotificationQuery: Sendable, Equatable {
     package var limit: Int?
     package var order: Order
     /// Only these ids: a parallel worker's share, `show`'s one id, the ids after `follow`'s last.
-    var idRange: ClosedRange<Int64>?
+    package var idRange: ClosedRange<Int64>?
     /// At least this urgent; a push that named no priority counts as normal.
     package var minimumPriority: NotificationPriority?
     /// Only those meant for this person (`--mine`).
     package var recipients: RecipientFilter?
+    /// Whose eyes: what they may see, and whose read marks `unreadOnly` and `read_at` mean.
+    /// `nil` for a database before per-person marks, or a reader of the first marks of anyone.
+    package var viewer: Viewer?
 
     package init(
         since: Int64? = nil, until: Int64? = nil, unreadOnly: Bool = false, text: TextMatch? = nil,
@@ -60,7 +62,11 @@ package struct NotificationQuery: Sendable, Equatable {
             values.append(.integer(idRange.lowerBound))
             values.append(.integer(idRange.upperBound))
         }
-        if unreadOnly { conditions.append("read_at IS NULL") }
+        if unreadOnly { conditions.append(viewer?.unreadCondition(schemaVersion: schemaVersion) ?? "read_at IS NULL") }
+        if let visibility = viewer?.visibility(schemaVersion: schemaVersion) {
+            conditions.append(visibility.sql)
+            values += visibility.values
+        }
         if let minimumPriority {
             conditions.append(schemaVersion >= 5 ? "coalesce(priority, 3) >= ?" : "3 >= ?")
             values.append(.integer(Int64(minimumPriority.rawValue)))
@@ -81,7 +87,8 @@ package struct NotificationQuery: Sendable, Equatable {
     /// The whole SELECT of `NotificationRecord.selectColumns`.
     func selectSQL(schemaVersion: Int = Schema.latestVersion) -> (sql: String, values: [SQLValue]) {
         var (sql, values) = filter(schemaVersion: schemaVersion)
-        sql = "SELECT \(NotificationRecord.selectColumns(schemaVersion: schemaVersion)) FROM notifications" + sql
+        let readAt = viewer?.readAtExpression(schemaVersion: schemaVersion) ?? "read_at"
+        sql = "SELECT \(NotificationRecord.selectColumns(schemaVersion: schemaVersion, readAt: readAt)) FROM notifications" + sql
         let limitClause = limit.map { " LIMIT \($0)" } ?? ""
         switch order {
         case .newestFirst:

@@ -1,4 +1,3 @@
-import IntrapushInterface
 import Dispatch
 #if canImport(Glibc)
 import Glibc

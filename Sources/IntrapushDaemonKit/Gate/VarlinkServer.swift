@@ -1,0 +1,109 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import IntrapushInterface
+import IntrapushStore
+import Logging
+import NIOCore
+import NIOPosix
+import ServiceLifecycle
+import Synchronization
+
+/// The local API's socket: where the CLI, the desktop agent and any local program reach the
+/// daemon (README "The local API"). Beside the database (`notifications.sqlite3.sock`); mode
+/// 0666, because who may do what is decided per call from the kernel's word on the caller,
+/// not by who may open the file. Bound before READY=1; removed on the way out.
+package final class VarlinkServer: Service, Sendable {
+    let channel: any Channel
+    let path: String
+    let gate: GateBox
+    private let isClosed = Atomic(false)
+
+    private init(channel: any Channel, path: String, gate: GateBox) {
+        self.channel = channel
+        self.path = path
+        self.gate = gate
+    }
+
+    /// Listens on `path`; a stale socket file is replaced, a live one (another daemon) is not.
+    package static func bind(
+        path: String, databasePath: String, outbox: OutboxCoordinator, storeWorker: StoreWorker, policy: AccessPolicy,
+        liveState: @escaping @Sendable () -> LiveState, limits: GateLimits = GateLimits(), logger: Logger
+    ) async throws -> VarlinkServer {
+        if VarlinkConnection.isAnswered(path: path) {
+            throw ControlSocketInUse(path: path)
+        }
+        let eventLoop = outbox.eventLoop
+        let queries = QueryRunner(databasePath: databasePath, eventLoop: eventLoop, maximumWaiting: limits.maximumWaitingQueries)
+        let gate = try await eventLoop.submit {
+            GateBox(Gate(limits: limits, outbox: outbox, queries: queries, policy: policy, liveState: liveState, logger: logger))
+        }.get()
+        storeWorker.observeCommits { eventLoop.execute { gate.gate.subscriptions.committed() } }
+        let admission = GateAdmission(limits: limits, eventLoop: eventLoop)
+        let channel = try await ServerBootstrap(group: eventLoop)
+            .serverChannelOption(.backlog, value: 128)
+            .childChannelOption(.writeBufferWaterMark, value: .init(low: 64 << 10, high: 256 << 10))
+            .childChannelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    let identity = try? channel.pipeline.syncOperations.withUnsafeTransportIfAvailable(of: NIOBSDSocket.Handle.self) {
+                        PeerIdentity.read(from: $0)
+                    }
+                    let reservation = BufferReservation()
+                    let decoder = VarlinkFrameDecoder(admission: admission, reservation: reservation) { outbox.settings.maximumMessageSize }
+                    try channel.pipeline.syncOperations.addHandler(ByteToMessageHandler(decoder))
+                    try channel.pipeline.syncOperations.addHandler(
+                        VarlinkConnectionHandler(gate: gate.gate, identity: identity ?? nil, admission: admission, reservation: reservation))
+                }
+            }
+            .bind(unixDomainSocketPath: path, cleanupExistingSocketFile: true)
+            .get()
+        // Every local user may connect; the gate decides what each may do.
+        chmod(path, 0o666)
+        return VarlinkServer(channel: channel, path: path, gate: gate)
+    }
+
+    /// A reload changed who may read.
+    package func policyChanged(_ policy: AccessPolicy) {
+        let gate = self.gate
+        channel.eventLoop.execute { gate.gate.policyChanged(policy) }
+    }
+
+    package func run() async throws {
+        try? await gracefulShutdown()
+        close()
+        await gate.gate.queries.shutdown()
+    }
+
+    /// Stops taking calls and removes the socket file, once: a second unlink could remove the
+    /// socket of a daemon started since.
+    package func close() {
+        guard isClosed.compareExchange(expected: false, desired: true, ordering: .relaxed).exchanged else { return }
+        channel.close(promise: nil)
+        unlink(path)
+    }
+}
+
+/// Carries the loop-confined gate across the threads that set the server up.
+final class GateBox: @unchecked Sendable {
+    let gate: Gate
+    init(_ gate: Gate) { self.gate = gate }
+}
+
+/// Another process answers on the socket: most likely a second daemon.
+package struct ControlSocketInUse: Error, CustomStringConvertible {
+    package var path: String
+    package var description: String {
+        "another intrapushd answers on \(path); stop it first, or give this one another database (the socket lies beside it)"
+    }
+}
+
+extension AccessPolicy {
+    /// The policy of `readers` with today's groups, looked up by name, for a daemon running as
+    /// `daemonUserID`.
+    package static func lookingUpGroups(everyoneReads: Bool, daemonUserID: UInt32) -> AccessPolicy {
+        AccessPolicy(
+            everyoneReads: everyoneReads, readerGroupID: CallerDirectory.groupID(named: readerGroup),
+            senderGroupID: CallerDirectory.groupID(named: senderGroup), adminGroupID: CallerDirectory.groupID(named: adminGroup),
+            daemonUserID: daemonUserID)
+    }
+}

@@ -1,0 +1,127 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A blocking client of the local API (`VarlinkServer` in the daemon): calls on one connection,
+/// no threads. The CLI and the desktop agent use it; so does the daemon, to tell whether another
+/// daemon holds the socket.
+package final class VarlinkConnection {
+    /// Why a call did not reach the daemon, or its answer did not come back.
+    package enum Failure: Error, Equatable {
+        /// Nothing listens: no socket file, or a stale one (the daemon is stopped).
+        case notRunning(path: String)
+        /// The socket exists, and this user may not connect to it.
+        case permissionDenied(path: String)
+        /// Anything else: a broken connection, an answer that cannot be read.
+        case failed(path: String, reason: String)
+        /// The daemon took the call but did not answer in time (stopped, or hung).
+        case noAnswer(path: String)
+    }
+
+    package let path: String
+    /// The socket, for a caller that waits for a stream's next reply in its own poll(2).
+    package let descriptor: Int32
+    private var received: [UInt8] = []
+    /// A reply longer than this is not one of ours.
+    static let longestReply = 256 << 20
+
+    /// Connects to the daemon's socket.
+    package init(path: String) throws(Failure) {
+        self.path = path
+        descriptor = try Self.connect(path: path).get()
+    }
+
+    deinit { close(descriptor) }
+
+    /// Whether a daemon accepts connections on `path`.
+    package static func isAnswered(path: String) -> Bool {
+        guard case .success(let descriptor) = connect(path: path) else { return false }
+        close(descriptor)
+        return true
+    }
+
+    /// Sends `call` and waits for its first reply (a stream's later ones come from `nextReply`).
+    /// With `timeout`, a daemon that does not answer within it is `.noAnswer`.
+    package func call(_ call: VarlinkCall, timeout: Duration? = nil) throws(Failure) -> VarlinkReply {
+        try send(call)
+        return try nextReply(timeout: timeout)
+    }
+
+    /// Writes `call` without waiting for anything.
+    package func send(_ call: VarlinkCall) throws(Failure) {
+        guard Self.writeAll(descriptor, call.encoded) else { throw .failed(path: path, reason: String(cString: strerror(errno))) }
+    }
+
+    /// The next reply on this connection.
+    package func nextReply(timeout: Duration? = nil) throws(Failure) -> VarlinkReply {
+        while true {
+            if let end = received.firstIndex(of: 0) {
+                let message = Array(received[..<end])
+                received.removeSubrange(...end)
+                guard let reply = message.withUnsafeBufferPointer({ VarlinkReply.parse($0) }) else {
+                    throw .failed(path: path, reason: "the daemon's answer could not be read; is intrapush the same version as intrapushd?")
+                }
+                return reply
+            }
+            guard received.count <= Self.longestReply else {
+                throw .failed(path: path, reason: "the daemon's answer is longer than \(Self.longestReply >> 20) MiB")
+            }
+            if let timeout {
+                var poller = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+                let milliseconds = Int32(clamping: timeout.components.seconds * 1000 + timeout.components.attoseconds / 1_000_000_000_000_000)
+                let ready = poll(&poller, 1, milliseconds)
+                if ready < 0 && errno == EINTR { continue }
+                guard ready > 0 else { throw .noAnswer(path: path) }
+            }
+            var chunk = [UInt8](repeating: 0, count: 65536)
+            let count = chunk.withUnsafeMutableBytes { recv(descriptor, $0.baseAddress, $0.count, 0) }
+            if count < 0 && errno == EINTR { continue }
+            guard count > 0 else {
+                throw .failed(path: path, reason: "the daemon closed the connection without answering; see its log (journalctl -u intrapush)")
+            }
+            received.append(contentsOf: chunk[0..<count])
+        }
+    }
+
+    private static func connect(path: String) -> Result<Int32, Failure> {
+        let descriptor = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard descriptor >= 0 else { return .failure(.failed(path: path, reason: String(cString: strerror(errno)))) }
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        let pathBytes = Array(path.utf8)
+        guard pathBytes.count < MemoryLayout.size(ofValue: address.sun_path) else {
+            close(descriptor)
+            return .failure(.failed(path: path, reason: "the path is too long for a Unix socket"))
+        }
+        withUnsafeMutableBytes(of: &address.sun_path) { raw in
+            raw.copyBytes(from: pathBytes)
+            raw[pathBytes.count] = 0
+        }
+        let result = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                Glibc.connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+            }
+        }
+        guard result == 0 else {
+            let code = errno
+            close(descriptor)
+            switch code {
+            case ENOENT, ECONNREFUSED, ENOTDIR: return .failure(.notRunning(path: path))
+            case EACCES, EPERM: return .failure(.permissionDenied(path: path))
+            default: return .failure(.failed(path: path, reason: String(cString: strerror(code))))
+            }
+        }
+        return .success(descriptor)
+    }
+
+    private static func writeAll(_ descriptor: Int32, _ bytes: [UInt8]) -> Bool {
+        var offset = 0
+        while offset < bytes.count {
+            let written = bytes[offset...].withUnsafeBytes { Glibc.send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            if written < 0 && errno == EINTR { continue }
+            guard written > 0 else { return false }
+            offset += written
+        }
+        return true
+    }
+}

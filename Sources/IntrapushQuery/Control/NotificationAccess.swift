@@ -1,0 +1,129 @@
+import IntrapushConfiguration
+import IntrapushInterface
+import IntrapushStore
+import IntrapushSupport
+
+/// Where the CLI reads notifications: the database itself for an administrator (root, the
+/// daemon's user, the group intrapush-admin), through the daemon's gate for everyone else,
+/// who sees only what is addressed to them. Either way marks are the user's own.
+package enum NotificationAccess {
+    case direct(NotificationReader, Viewer)
+    case gate(LocalAPI)
+
+    /// How this process reads the database at `path`.
+    package static func open(path: String) throws(CommandFailure) -> NotificationAccess {
+        guard AccessPolicy.currentProcessAdministers(databasePath: path) else {
+            return .gate(LocalAPI(socketPath: Configuration.controlSocket(forDatabase: path)))
+        }
+        try DatabaseLocator.requireExisting(path)
+        do {
+            return .direct(try NotificationReader(path: path), Viewer.currentUser(seesEverything: true))
+        } catch {
+            throw CommandFailure.database(error, path: path)
+        }
+    }
+
+    /// Calls `body` with each selected notification, in the query's order.
+    package func forEach(_ query: NotificationQuery, _ body: (NotificationRecord) throws -> Void) throws(CommandFailure) {
+        switch self {
+        case .direct(let reader, let viewer):
+            var query = query
+            query.viewer = viewer
+            do { try reader.forEach(query, body) } catch { throw CommandFailure.database(error, path: reader.path) }
+        case .gate(let api):
+            var parameters: [String: JSONValue] = ["filter": query.varlinkFilter, "limit": JSONValue(query.limit ?? 0)]
+            if query.order == .oldestFirst { parameters["oldest_first"] = .bool(true) }
+            var reversed: [NotificationRecord] = []
+            let reached = try api.call("io.intrapush.Notifications.List", parameters, more: true) { reply throws(CommandFailure) in
+                guard case .array(let values)? = reply.parameters["notifications"] else { throw Self.unreadable() }
+                for value in values {
+                    guard let record = NotificationRecord(varlinkValue: value) else { throw Self.unreadable() }
+                    if query.order == .newestFirstReversed {
+                        reversed.append(record)
+                    } else {
+                        do { try body(record) } catch { throw CommandFailure(.ioError, "\(error)") }
+                    }
+                }
+            }
+            guard reached else { throw api.notRunning() }
+            do { for record in reversed.reversed() { try body(record) } } catch { throw CommandFailure(.ioError, "\(error)") }
+        }
+    }
+
+    /// How many notifications the query selects.
+    package func count(_ query: NotificationQuery) throws(CommandFailure) -> Int64 {
+        switch self {
+        case .direct(let reader, let viewer):
+            var query = query
+            query.viewer = viewer
+            do { return try reader.count(query) } catch { throw CommandFailure.database(error, path: reader.path) }
+        case .gate(let api):
+            guard let count = try api.require("io.intrapush.Notifications.Count", ["filter": query.varlinkFilter]).parameters["count"]?.integer
+            else { throw Self.unreadable() }
+            return count
+        }
+    }
+
+    /// The notification with this id, when the user may see it.
+    package func notification(id: Int64) throws(CommandFailure) -> NotificationRecord? {
+        switch self {
+        case .direct(let reader, let viewer):
+            do { return try reader.notification(id: id, viewer: viewer) } catch { throw CommandFailure.database(error, path: reader.path) }
+        case .gate(let api):
+            let reply: VarlinkReply
+            do {
+                reply = try api.require("io.intrapush.Notifications.Show", ["id": JSONValue(id)])
+            } catch {
+                if error.kind == .notFound { return nil }
+                throw error
+            }
+            guard let value = reply.parameters["notification"], let record = NotificationRecord(varlinkValue: value) else {
+                throw Self.unreadable()
+            }
+            return record
+        }
+    }
+
+    /// Where the answer comes from, for messages.
+    package var location: String {
+        switch self {
+        case .direct(let reader, _): reader.path
+        case .gate(let api): "intrapushd (\(api.socketPath))"
+        }
+    }
+
+    static func unreadable() -> CommandFailure {
+        CommandFailure(.ioError, "the daemon's answer could not be read; is intrapush the same version as intrapushd?")
+    }
+}
+
+extension LocalAPI {
+    /// `intrapush follow` through the gate: the newest `backlog`, then each new notification for
+    /// this user as the daemon commits it (`Subscribe`), until `body` says the output is gone.
+    package func follow(backlog: Int, _ body: ([NotificationRecord]) -> Bool) throws(CommandFailure) {
+        var after: Int64?
+        if backlog > 0 {
+            var recent: [NotificationRecord] = []
+            try NotificationAccess.gate(self).forEach(NotificationQuery(limit: backlog, order: .newestFirstReversed)) { recent.append($0) }
+            after = recent.last?.id
+            guard body(recent) else { return }
+        }
+        // Standard output closed: the stream ends here, as `follow` does when its reader goes.
+        let outputClosed = CommandFailure(.usage, "")
+        do throws(CommandFailure) {
+            let reached = try call(
+                "io.intrapush.Notifications.Subscribe", after.map { ["after_id": JSONValue($0)] } ?? [:], more: true
+            ) { reply throws(CommandFailure) in
+                guard let value = reply.parameters["notification"], let record = NotificationRecord(varlinkValue: value) else {
+                    throw NotificationAccess.unreadable()
+                }
+                guard body([record]) else { throw outputClosed }
+            }
+            if !reached { throw notRunning() }
+        } catch {
+            if error.kind == outputClosed.kind, error.message.isEmpty { return }
+            throw error
+        }
+        throw CommandFailure(.unavailable, "intrapushd stopped; nothing more to follow")
+    }
+}

@@ -1,0 +1,109 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Testing
+
+@testable import IntrapushInterface
+@testable import IntrapushStore
+@testable import IntrapushSupport
+
+/// The pure parts of the one gate: the Varlink messages, who may do what, and what each person
+/// sees and marks, on a real database made by the production store.
+@Suite("The gate: Varlink messages, access and per-person marks")
+struct GateModelTests {
+    func temporaryPath() -> String {
+        var template = Array("/tmp/intrapush-gate-XXXXXX".utf8CString)
+        let directory = template.withUnsafeMutableBufferPointer { String(cString: mkdtemp($0.baseAddress!)) }
+        return directory + "/notifications.db"
+    }
+
+    @Test("a call survives its encoding; what is not a call is refused by name, never trusted")
+    func varlinkCalls() {
+        let call = VarlinkCall(method: "io.intrapush.Notifications.List", parameters: ["limit": JSONValue(20)], more: true)
+        #expect(VarlinkCall.parse(Array(call.encoded.dropLast())) == .success(call))
+        #expect(call.interface == "io.intrapush.Notifications" && call.member == "List")
+        #expect(VarlinkCall.parse(Array(#"{"method":"x""#.utf8)) == .failure(.notJSON))
+        #expect(VarlinkCall.parse(Array(#"[1]"#.utf8)) == .failure(.notJSON))
+        guard case .failure(.notACall) = VarlinkCall.parse(Array(#"{"parameters":{}}"#.utf8)) else { return Issue.record("no method") }
+        guard case .failure(.notACall) = VarlinkCall.parse(Array(#"{"method":"a.B","more":"yes"}"#.utf8)) else { return Issue.record("bad flag") }
+        let deep = String(repeating: "[", count: 100) + String(repeating: "]", count: 100)
+        #expect(JSONValue.parse(deep) == nil, "nesting past the limit is refused, not recursed into")
+        #expect(JSONValue.parse(#""\ud83d\ude00 \u00e9""#) == .string("😀 é"))
+        #expect(JSONValue.parse("12345678901234567890")?.integer == nil, "no digits rounded into an Int64")
+    }
+
+    @Test("replies and errors round-trip; the descriptions are the repository's interface files")
+    func repliesAndDescriptions() throws {
+        let reply = VarlinkReply.failure(VarlinkError("io.intrapush.Notifications.NoSuchNotification", ["id": JSONValue(7)]))
+        #expect(Array(reply.encoded.dropLast()).withUnsafeBufferPointer { VarlinkReply.parse($0) } == reply)
+        for (name, description) in VarlinkInterfaces.descriptions where name.hasPrefix("io.intrapush.") {
+            let file = try #require(fopen("packaging/varlink/\(name).varlink", "r"), "packaging/varlink/\(name).varlink")
+            defer { fclose(file) }
+            var text = ""
+            var buffer = [CChar](repeating: 0, count: 4096)
+            while fgets(&buffer, Int32(buffer.count), file) != nil { text += String(cString: buffer) }
+            #expect(text == description + "\n", "packaging/varlink/\(name).varlink differs from VarlinkInterfaces")
+        }
+        let changelog = try #require(fopen("debian/changelog", "r"))
+        defer { fclose(changelog) }
+        var line = [CChar](repeating: 0, count: 256)
+        _ = fgets(&line, 256, changelog)
+        #expect(String(cString: line).hasPrefix("intrapush (\(VarlinkInterfaces.version)-"), "GetInfo's version is the package's")
+    }
+
+    @Test("readers, senders and administrators by the kernel's groups; root and the daemon's user may do all")
+    func accessPolicy() {
+        let policy = AccessPolicy(everyoneReads: false, readerGroupID: 900, senderGroupID: 901, adminGroupID: 902, daemonUserID: 990)
+        func grant(_ uid: UInt32, _ groups: [UInt32]) -> Grant {
+            policy.grant(for: Caller(userID: uid, groupIDs: groups, userName: nil, groupNames: []))
+        }
+        #expect(grant(1000, [1000]) == Grant(reads: false, readsAll: false, sends: false))
+        #expect(grant(1000, [1000, 900]) == Grant(reads: true, readsAll: false, sends: false))
+        #expect(grant(1000, [1000, 901]) == Grant(reads: false, readsAll: false, sends: true))
+        #expect(grant(1000, [1000, 902]) == Grant(reads: true, readsAll: true, sends: false))
+        #expect(grant(0, []) == Grant(reads: true, readsAll: true, sends: true))
+        #expect(grant(990, [990]) == Grant(reads: true, readsAll: true, sends: true))
+        var everyone = policy
+        everyone.everyoneReads = true
+        #expect(everyone.grant(for: Caller(userID: 1000, groupIDs: [1000], userName: nil, groupNames: [])).reads)
+        let missingGroups = AccessPolicy(everyoneReads: false, readerGroupID: nil, senderGroupID: nil, adminGroupID: nil, daemonUserID: 990)
+        #expect(missingGroups.grant(for: Caller(userID: 1000, groupIDs: [0], userName: nil, groupNames: [])).reads == false)
+    }
+
+    @Test("alice sees hers, the team's and everyone's; her marks are hers; an id she may not see is missing")
+    func perPersonMarks() throws {
+        let path = temporaryPath()
+        let store = try NotificationStore(path: path)
+        func push(_ id: String, to recipients: String?) -> Push {
+            var push = Push(payload: .text("{}"), messageID: id, title: id, body: nil, receivedAt: 1)
+            push.recipients = recipients
+            return push
+        }
+        _ = try store.store([push("alice", to: "alice"), push("bob", to: "bob"), push("team", to: "team"), push("all", to: nil)], liveState: nil)
+        let alice = Viewer(userID: 1001, userName: "alice", visibleNames: ["alice", "team"])
+        let bob = Viewer(userID: 1002, userName: "bob", visibleNames: ["bob", "team"])
+        let reader = try NotificationReader(path: path)
+        func titles(_ viewer: Viewer, unread: Bool = false) throws -> [String] {
+            var query = NotificationQuery(unreadOnly: unread, order: .oldestFirst)
+            query.viewer = viewer
+            return try reader.records(query).compactMap(\.title)
+        }
+        #expect(try titles(alice) == ["alice", "team", "all"])
+        #expect(try titles(bob) == ["bob", "team", "all"])
+        #expect(try reader.notification(id: 2, viewer: alice) == nil, "bob's is not alice's to show")
+
+        let template = ReadReceiptTemplate(text: #"{"type":"read","id":"{message_id}","by":"{user}"}"#, idField: "rid", maximumSize: 4096, timeToLive: nil)
+        let marked = try store.markRead(ids: [2, 3, 4], for: alice, at: 10, receipts: template)
+        #expect(marked.missing == [2], "bob's counts as missing, as one that does not exist")
+        #expect(marked.marked == 2 && marked.receipts == 2)
+        #expect(try titles(alice, unread: true) == ["alice"])
+        #expect(try titles(bob, unread: true) == ["bob", "team", "all"], "alice's marks are not bob's")
+        let receipt = try SQLiteConnection(path: path, mode: .readOnly).prepare("SELECT payload FROM outbox ORDER BY id LIMIT 1")
+        try receipt.step()
+        #expect(receipt.string(at: 0)?.contains(#""by":"alice""#) == true)
+        let all = try store.markRead(ids: nil, for: bob, at: 20, receipts: nil)
+        #expect(all.marked == 3)
+        #expect(try titles(bob, unread: true).isEmpty)
+        #expect(try titles(alice, unread: true) == ["alice"])
+    }
+}
