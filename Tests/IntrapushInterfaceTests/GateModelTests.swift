@@ -24,8 +24,8 @@ struct GateModelTests {
         #expect(call.interface == "io.intrapush.Notifications" && call.member == "List")
         #expect(VarlinkCall.parse(Array(#"{"method":"x""#.utf8)) == .failure(.notJSON))
         #expect(VarlinkCall.parse(Array(#"[1]"#.utf8)) == .failure(.notJSON))
-        guard case .failure(.notACall) = VarlinkCall.parse(Array(#"{"parameters":{}}"#.utf8)) else { return Issue.record("no method") }
-        guard case .failure(.notACall) = VarlinkCall.parse(Array(#"{"method":"a.B","more":"yes"}"#.utf8)) else { return Issue.record("bad flag") }
+        guard case .failure(.notACall) = VarlinkCall.parse(Array(#"{"parameters":{}}"#.utf8)) else { Issue.record("no method"); return }
+        guard case .failure(.notACall) = VarlinkCall.parse(Array(#"{"method":"a.B","more":"yes"}"#.utf8)) else { Issue.record("bad flag"); return }
         let deep = String(repeating: "[", count: 100) + String(repeating: "]", count: 100)
         #expect(JSONValue.parse(deep) == nil, "nesting past the limit is refused, not recursed into")
         #expect(JSONValue.parse(#""\ud83d\ude00 \u00e9""#) == .string("😀 é"))

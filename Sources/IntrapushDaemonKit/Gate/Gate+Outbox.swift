@@ -61,7 +61,7 @@ extension Gate {
             case .expired:
                 connection.fail(VarlinkError("io.intrapush.Outbox.RequestExpired", [
                     "message_id": queued["message_id"] ?? .null,
-                    "message": .string("no reply came in time; the request expired and is not sent again"),
+                    "message": .string("no reply to request \(queued["message_id"]?.string ?? "") in time; it expired and is not sent again"),
                 ]))
             }
         }
