@@ -30,6 +30,7 @@ fi
 [[ -x $devserver ]] || { echo "system-test: no $devserver (make release)" >&2; exit 1; }
 
 source packaging/tests/system-test-lib.sh
+source packaging/tests/system-test-gate.sh
 
 started=$(date +%s.%N)
 root=$cache/$release-$(printf '%s' "$include" | md5sum | cut -c1-8)
@@ -81,7 +82,13 @@ check_that "intrapush list as a member of the group intrapush" \
     'inside runuser -u alice -- intrapush list | grep "system test 3" >/dev/null'
 check_that "intrapush status as a member of the group intrapush" \
     'inside runuser -u alice -- intrapush status | grep "is connected since" >/dev/null'
-check_that "intrapush send as a member of the group intrapush" \
+status=0
+output=$(inside runuser -u alice -- intrapush send '{"id":"refused-alice"}' 2>&1) || status=$?
+check "intrapush send as a member of intrapush only: refused, exit 77 (was $status)" test "$status" = 77
+check "intrapush send refused: says which group grants it" grep -q "intrapush-send" <<<"$output"
+check_that "the groups of the local API exist (sysusers)" "inside getent group intrapush-send >/dev/null && inside getent group intrapush-admin >/dev/null"
+inside usermod --append --groups intrapush-send alice
+check_that "intrapush send as a member of intrapush-send" \
     "inside runuser -u alice -- intrapush send '{\"id\":\"from-alice\"}' >/dev/null"
 await 100 "the message at the server" upstream_has from-alice
 
@@ -106,6 +113,7 @@ if [[ -f $scratch/test/intrapush-notifier.deb ]]; then
 else
     fail "the intrapush-notifier package is there ($notifier_deb)"
 fi
+gate_checks
 healthy_since=$(inside date '+%Y-%m-%d %H:%M:%S')
 
 # --- the unit's ceilings, and files whose modes do not depend on a umask ----------------------------

@@ -91,23 +91,25 @@ extension Gate {
         sendPage(of: query, remaining: limit == 0 ? nil : limit, caller: caller, call: call, on: connection)
     }
 
-    /// One reply of a list, then the next once the caller has read it (with `more`).
+    /// One reply of a list, then the next once the caller has read it (with `more`). A reply
+    /// ends at `rowsPerReply` rows or past `bytesPerReply` of text; without `more`, at the limit
+    /// asked for or past `largestListBytes`.
     private func sendPage(
         of query: NotificationQuery, remaining: Int64?, caller: Caller, call: VarlinkCall, on connection: VarlinkConnectionHandler
     ) {
-        let rows = call.more ? min(remaining ?? .max, Int64(limits.rowsPerReply)) : (remaining ?? 20)
-        let bytes = call.more ? limits.bytesPerReply : Int.max
         var paged = query
-        paged.limit = Int(rows)
+        paged.limit = Int(call.more ? min(remaining ?? .max, Int64(limits.rowsPerReply)) : (remaining ?? 20))
         let page = paged
-        queries.run(for: caller.userID) { reader in try Self.records(page, reader: reader, stoppingPast: bytes) }.assumeIsolated().whenComplete { result in
-            let records: [NotificationRecord]
+        let bytes = call.more ? limits.bytesPerReply : limits.largestListBytes
+        queries.run(for: caller.userID) { reader in try Self.page(page, reader: reader, stoppingPast: bytes) }.assumeIsolated().whenComplete { result in
+            let (records, isCut): ([NotificationRecord], Bool)
             switch result {
-            case .success(let found): records = found
+            case .success(let found): (records, isCut) = found
             case .failure(let error): return connection.fail(self.queryFailure(error, interface: call.interface))
             }
             let left = remaining.map { $0 - Int64(records.count) }
-            let isLast = !call.more || records.count < page.limit! && records.count < self.limits.rowsPerReply || left == 0 || records.isEmpty
+            let isExhausted = !isCut && records.count < page.limit!
+            let isLast = !call.more || isExhausted || left == 0 || records.isEmpty
             connection.send(VarlinkReply(parameters: ["notifications": .array(records.map(\.varlinkValue))], continues: !isLast))
             guard !isLast, let lastID = records.last?.id else { return }
             var next = query
@@ -120,9 +122,11 @@ extension Gate {
         }
     }
 
-    /// The query's rows, stopping after the row that passes `limit` bytes of payload: a reply
-    /// stays bounded even when each notification is large.
-    private static func records(_ query: NotificationQuery, reader: NotificationReader, stoppingPast limit: Int) throws -> [NotificationRecord] {
+    /// The query's rows, stopping after the row that passes `limit` bytes of text, and whether
+    /// it stopped there: a reply stays bounded even when each notification is large.
+    private static func page(
+        _ query: NotificationQuery, reader: NotificationReader, stoppingPast limit: Int
+    ) throws -> (records: [NotificationRecord], isCut: Bool) {
         struct Enough: Error {}
         var records: [NotificationRecord] = []
         var bytes = 0
@@ -132,8 +136,10 @@ extension Gate {
                 bytes += record.payload.utf8.count + (record.body?.utf8.count ?? 0) + (record.title?.utf8.count ?? 0)
                 if bytes > limit { throw Enough() }
             }
-        } catch is Enough {}
-        return records
+        } catch is Enough {
+            return (records, true)
+        }
+        return (records, false)
     }
 
     private func markRead(_ call: VarlinkCall, viewer: Viewer, on connection: VarlinkConnectionHandler) {

@@ -53,8 +53,9 @@ extension Gate {
 
     private func awaitReply(row: Int64, queued: [String: JSONValue], call: VarlinkCall, on connection: VarlinkConnectionHandler) {
         if call.more { connection.send(VarlinkReply(parameters: queued.merging(["reply": .null]) { $1 }, continues: true)) }
-        connection.onClose { self.outbox.stopAwaiting(row: row) }
+        let stopAwaiting = connection.onClose { self.outbox.stopAwaiting(row: row) }
         outbox.awaitReply(row: row).assumeIsolated().whenSuccess { outcome in
+            connection.cancelOnClose(stopAwaiting)
             switch outcome {
             case .replied(let reply):
                 connection.send(VarlinkReply(parameters: queued.merging(["reply": .string(reply)]) { $1 }))

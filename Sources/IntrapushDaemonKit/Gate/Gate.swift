@@ -15,6 +15,7 @@ final class Gate: @unchecked Sendable {
     let liveState: @Sendable () -> LiveState
     let logger: Logger
     private(set) var policy: AccessPolicy
+    /// Made on first use, on the event loop, like everything the gate holds.
     private(set) lazy var subscriptions = Subscriptions(gate: self)
     var eventLoop: any EventLoop { outbox.eventLoop }
 

@@ -16,8 +16,9 @@ package struct GateLimits: Sendable {
     /// Rows in one reply of a list, and the reply's size they stop at.
     package var rowsPerReply = 500
     package var bytesPerReply = 1 << 20
-    /// The most a list without `more` returns.
+    /// The most a list without `more` returns: rows, and the text after which it stops.
     package var largestList = 1000
+    package var largestListBytes = 16 << 20
     /// What a subscriber or a streamed list may leave unread in the daemon before it is
     /// dropped (a subscriber) or waited for (a list).
     package var unreadReplyBytes = 4 << 20

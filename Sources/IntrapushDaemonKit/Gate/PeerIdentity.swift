@@ -57,26 +57,37 @@ enum CallerDirectory {
     }
 
     static func userName(_ uid: UInt32) -> String? {
-        var entry = passwd()
-        var result: UnsafeMutablePointer<passwd>?
-        var buffer = [CChar](repeating: 0, count: 4096)
-        guard getpwuid_r(uid, &entry, &buffer, buffer.count, &result) == 0, result != nil, let name = entry.pw_name else { return nil }
-        return String(cString: name)
+        lookUp(passwd(), { getpwuid_r(uid, $0, $1, $2, $3) }) { $0.pw_name.map { String(cString: $0) } }
     }
 
     static func groupName(_ gid: UInt32) -> String? {
-        var entry = group()
-        var result: UnsafeMutablePointer<group>?
-        var buffer = [CChar](repeating: 0, count: 16384)
-        guard getgrgid_r(gid, &entry, &buffer, buffer.count, &result) == 0, result != nil, let name = entry.gr_name else { return nil }
-        return String(cString: name)
+        lookUp(group(), { getgrgid_r(gid, $0, $1, $2, $3) }) { $0.gr_name.map { String(cString: $0) } }
     }
 
     static func groupID(named name: String) -> UInt32? {
-        var entry = group()
-        var result: UnsafeMutablePointer<group>?
-        var buffer = [CChar](repeating: 0, count: 16384)
-        guard getgrnam_r(name, &entry, &buffer, buffer.count, &result) == 0, result != nil else { return nil }
-        return entry.gr_gid
+        lookUp(group(), { getgrnam_r(name, $0, $1, $2, $3) }) { $0.gr_gid }
+    }
+
+    /// One reentrant look-up (`getpwuid_r` and its kin), its buffer grown while the entry does
+    /// not fit: a group with many members does not fit a few KiB. `nil` when there is no entry.
+    private static func lookUp<Entry, Value>(
+        _ empty: Entry,
+        _ call: (UnsafeMutablePointer<Entry>, UnsafeMutablePointer<CChar>, Int, UnsafeMutablePointer<UnsafeMutablePointer<Entry>?>) -> Int32,
+        _ value: (Entry) -> Value?
+    ) -> Value? {
+        var size = 4096
+        while size <= 1 << 20 {
+            var entry = empty
+            var result: UnsafeMutablePointer<Entry>?
+            var buffer = [CChar](repeating: 0, count: size)
+            let status = buffer.withUnsafeMutableBufferPointer { call(&entry, $0.baseAddress!, $0.count, &result) }
+            if status == ERANGE {
+                size *= 4
+                continue
+            }
+            guard status == 0, result != nil else { return nil }
+            return value(entry)
+        }
+        return nil
     }
 }

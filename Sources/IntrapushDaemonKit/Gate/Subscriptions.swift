@@ -36,8 +36,6 @@ final class Subscriptions {
         self.gate = gate
     }
 
-    var count: Int { subscribers.count }
-
     func add(_ connection: VarlinkConnectionHandler, viewer: Viewer, after cursor: Int64) {
         let subscriber = Subscriber(connection: connection, viewer: viewer, cursor: cursor)
         let key = ObjectIdentifier(connection)

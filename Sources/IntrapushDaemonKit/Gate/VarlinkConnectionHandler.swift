@@ -24,7 +24,8 @@ final class VarlinkConnectionHandler: ChannelInboundHandler {
     private(set) var current: VarlinkCall?
     private var writabilityWaiters: [() -> Void] = []
     private var deadline: Scheduled<Void>?
-    private var closeHandlers: [() -> Void] = []
+    private var closeHandlers: [Int: () -> Void] = [:]
+    private var nextCloseHandler = 0
 
     init(gate: Gate, identity: PeerIdentity?, admission: GateAdmission, reservation: BufferReservation) {
         self.gate = gate
@@ -59,9 +60,18 @@ final class VarlinkConnectionHandler: ChannelInboundHandler {
         if isWritable { body() } else { writabilityWaiters.append(body) }
     }
 
-    /// Runs `body` when the connection closes (a subscription ends with it).
-    func onClose(_ body: @escaping () -> Void) {
-        closeHandlers.append(body)
+    /// Runs `body` when the connection closes (a subscription ends with it); the key takes it
+    /// back once it is no longer needed (a request answered), so a long-lived connection
+    /// holds only what is still open.
+    @discardableResult
+    func onClose(_ body: @escaping () -> Void) -> Int {
+        nextCloseHandler += 1
+        closeHandlers[nextCloseHandler] = body
+        return nextCloseHandler
+    }
+
+    func cancelOnClose(_ key: Int) {
+        closeHandlers[key] = nil
     }
 
     func close() {
@@ -97,8 +107,8 @@ final class VarlinkConnectionHandler: ChannelInboundHandler {
         isAdmitted = false
         writabilityWaiters = []
         pending = []
-        let handlers = closeHandlers
-        closeHandlers = []
+        let handlers = closeHandlers.values
+        closeHandlers = [:]
         for handler in handlers { handler() }
         context.fireChannelInactive()
     }

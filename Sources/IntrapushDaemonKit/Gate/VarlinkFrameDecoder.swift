@@ -29,8 +29,12 @@ struct VarlinkFrameDecoder: ByteToMessageDecoder {
 
     mutating func decode(context: ChannelHandlerContext, buffer: inout ByteBuffer) throws -> DecodingState {
         let view = buffer.readableBytesView
+        let maximum = maximumMessageSize()
+        let longest = admission.limits.longestMessage(maximumMessageSize: maximum)
         if let end = view.dropFirst(searched).firstIndex(of: 0) {
             let length = end - view.startIndex
+            // The same ceiling whether the NUL came in this read or a later one.
+            guard length <= longest else { throw Refusal.tooLong(limit: longest) }
             let message = buffer.readSlice(length: length)!
             buffer.moveReaderIndex(forwardBy: 1)
             searched = 0
@@ -39,8 +43,6 @@ struct VarlinkFrameDecoder: ByteToMessageDecoder {
             return .continue
         }
         searched = view.count
-        let maximum = maximumMessageSize()
-        let longest = admission.limits.longestMessage(maximumMessageSize: maximum)
         guard view.count <= longest else { throw Refusal.tooLong(limit: longest) }
         if view.count > reservation.bytes {
             guard admission.reserve(view.count - reservation.bytes, maximumMessageSize: maximum) else { throw Refusal.budgetExhausted }

@@ -16,10 +16,10 @@ import Synchronization
 package final class VarlinkServer: Service, Sendable {
     let channel: any Channel
     let path: String
-    let gate: GateBox
+    let gate: Gate
     private let isClosed = Atomic(false)
 
-    private init(channel: any Channel, path: String, gate: GateBox) {
+    private init(channel: any Channel, path: String, gate: Gate) {
         self.channel = channel
         self.path = path
         self.gate = gate
@@ -35,10 +35,8 @@ package final class VarlinkServer: Service, Sendable {
         }
         let eventLoop = outbox.eventLoop
         let queries = QueryRunner(databasePath: databasePath, eventLoop: eventLoop, maximumWaiting: limits.maximumWaitingQueries)
-        let gate = try await eventLoop.submit {
-            GateBox(Gate(limits: limits, outbox: outbox, queries: queries, policy: policy, liveState: liveState, logger: logger))
-        }.get()
-        storeWorker.observeCommits { eventLoop.execute { gate.gate.subscriptions.committed() } }
+        let gate = Gate(limits: limits, outbox: outbox, queries: queries, policy: policy, liveState: liveState, logger: logger)
+        storeWorker.observeCommits { eventLoop.execute { gate.subscriptions.committed() } }
         let admission = GateAdmission(limits: limits, eventLoop: eventLoop)
         let channel = try await ServerBootstrap(group: eventLoop)
             .serverChannelOption(.backlog, value: 128)
@@ -52,7 +50,7 @@ package final class VarlinkServer: Service, Sendable {
                     let decoder = VarlinkFrameDecoder(admission: admission, reservation: reservation) { outbox.settings.maximumMessageSize }
                     try channel.pipeline.syncOperations.addHandler(ByteToMessageHandler(decoder))
                     try channel.pipeline.syncOperations.addHandler(
-                        VarlinkConnectionHandler(gate: gate.gate, identity: identity ?? nil, admission: admission, reservation: reservation))
+                        VarlinkConnectionHandler(gate: gate, identity: identity ?? nil, admission: admission, reservation: reservation))
                 }
             }
             .bind(unixDomainSocketPath: path, cleanupExistingSocketFile: true)
@@ -65,13 +63,13 @@ package final class VarlinkServer: Service, Sendable {
     /// A reload changed who may read.
     package func policyChanged(_ policy: AccessPolicy) {
         let gate = self.gate
-        channel.eventLoop.execute { gate.gate.policyChanged(policy) }
+        channel.eventLoop.execute { gate.policyChanged(policy) }
     }
 
     package func run() async throws {
         try? await gracefulShutdown()
         close()
-        await gate.gate.queries.shutdown()
+        await gate.queries.shutdown()
     }
 
     /// Stops taking calls and removes the socket file, once: a second unlink could remove the
@@ -81,12 +79,6 @@ package final class VarlinkServer: Service, Sendable {
         channel.close(promise: nil)
         unlink(path)
     }
-}
-
-/// Carries the loop-confined gate across the threads that set the server up.
-final class GateBox: @unchecked Sendable {
-    let gate: Gate
-    init(_ gate: Gate) { self.gate = gate }
 }
 
 /// Another process answers on the socket: most likely a second daemon.

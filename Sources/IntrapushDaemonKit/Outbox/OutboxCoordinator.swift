@@ -114,11 +114,10 @@ package final class OutboxCoordinator: @unchecked Sendable {
         return promise.futureResult
     }
 
-    /// A caller stopped waiting (its connection closed).
+    /// A caller stopped waiting (its connection closed): its wait ends; the request stays.
     func stopAwaiting(row: Int64) {
         eventLoop.assertInEventLoop()
-        replyWaiters[row]?.forEach { $0.succeed(.expired) }
-        replyWaiters[row] = nil
+        resolveWaiters(of: row, with: .expired)
     }
 
     private func resolveWaiters(of row: Int64, with outcome: RequestOutcome) {

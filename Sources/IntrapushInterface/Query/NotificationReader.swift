@@ -54,9 +54,16 @@ package final class NotificationReader {
     /// How many notifications the query selects (its limit and order do not matter).
     package func count(_ query: NotificationQuery) throws -> Int64 {
         if query.unreadOnly, query.since == nil, query.until == nil, query.text == nil, query.minimumPriority == nil,
-            query.recipients == nil, query.viewer == nil
+            query.recipients == nil, query.idRange == nil
         {
-            return try countUnread()
+            guard let viewer = query.viewer else { return try countUnread() }
+            // Everything but what this person marked (marks exist for existing rows only: the
+            // trigger removes them with the row).
+            if viewer.visibleNames == nil, try database.schemaVersion() >= 6 {
+                return try database.countAll() - integer(
+                    "SELECT count(DISTINCT notification_id) FROM notification_reads WHERE reader IN (?, ?)",
+                    [.integer(viewer.userID), .integer(Viewer.everyone)])
+            }
         }
         if let count = try parallelCount(query) { return count }
         try mapFileForScan(query)

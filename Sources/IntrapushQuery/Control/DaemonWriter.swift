@@ -47,7 +47,9 @@ package struct DaemonWriter {
         if let timeout { parameters["timeout_ms"] = JSONValue(timeout.milliseconds) }
         var queued: Queued?
         var reply: String?
-        let reached = try api.call("io.intrapush.Outbox.Request", parameters, more: true) { answer throws(CommandFailure) in
+        // The daemon answers by the request's deadline; a daemon that does not is hung.
+        let patience = (timeout ?? configuration.requestTimeout) + .seconds(5)
+        let reached = try api.call("io.intrapush.Outbox.Request", parameters, more: true, timeout: patience) { answer throws(CommandFailure) in
             queued = try Self.queued(answer)
             reply = answer.parameters["reply"]?.string
         }

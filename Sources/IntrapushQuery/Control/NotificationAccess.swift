@@ -31,6 +31,9 @@ package enum NotificationAccess {
             query.viewer = viewer
             do { try reader.forEach(query, body) } catch { throw CommandFailure.database(error, path: reader.path) }
         case .gate(let api):
+            var query = query
+            // All of them, printed oldest first, is the oldest first: nothing to hold and turn.
+            if query.order == .newestFirstReversed, query.limit == nil { query.order = .oldestFirst }
             var parameters: [String: JSONValue] = ["filter": query.varlinkFilter, "limit": JSONValue(query.limit ?? 0)]
             if query.order == .oldestFirst { parameters["oldest_first"] = .bool(true) }
             var reversed: [NotificationRecord] = []

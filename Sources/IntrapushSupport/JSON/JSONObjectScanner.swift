@@ -4,7 +4,7 @@
 /// This replaces `JSONDecoder` on the push path, where decoding every payload into a dictionary
 /// was most of the event loop's work: nothing but the wanted strings and numbers is materialised.
 /// Nesting deeper than `maximumDepth` makes the text invalid, as it does for `JSONDecoder`.
-package struct JSONObjectScanner {
+package struct JSONObjectScanner: JSONByteReader {
     /// A top-level member's value, reduced to what the push decoder takes.
     package enum Scalar: Equatable, Sendable {
         case string(String)
@@ -22,8 +22,8 @@ package struct JSONObjectScanner {
     /// Strings kept of an array member; the rest are validated and dropped.
     package static let maximumStrings = 256
 
-    private let bytes: UnsafeBufferPointer<UInt8>
-    private var index = 0
+    let bytes: UnsafeBufferPointer<UInt8>
+    var index = 0
 
     private init(bytes: UnsafeBufferPointer<UInt8>) {
         self.bytes = bytes
@@ -140,106 +140,5 @@ package struct JSONObjectScanner {
             skipWhitespace()
         } while consume(UInt8(ascii: ","))
         return consume(closer)
-    }
-
-    /// `-? (0 | [1-9][0-9]*) (. [0-9]+)? ([eE] [+-]? [0-9]+)?`
-    private mutating func skipNumber() -> Bool {
-        _ = consume(UInt8(ascii: "-"))
-        if consume(UInt8(ascii: "0")) {
-            // no further integer digits after a leading zero
-        } else {
-            guard skipDigits() else { return false }
-        }
-        if consume(UInt8(ascii: ".")) {
-            guard skipDigits() else { return false }
-        }
-        if consume(UInt8(ascii: "e")) || consume(UInt8(ascii: "E")) {
-            if !consume(UInt8(ascii: "+")) { _ = consume(UInt8(ascii: "-")) }
-            guard skipDigits() else { return false }
-        }
-        return true
-    }
-
-    /// One or more decimal digits.
-    private mutating func skipDigits() -> Bool {
-        let start = index
-        while let byte = peek(), byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9") { index += 1 }
-        return index > start
-    }
-
-    // MARK: Strings
-
-    /// Validates a string and returns where its content lies; `nil` when invalid.
-    private mutating func scanString() -> JSONStringSpan? {
-        guard consume(UInt8(ascii: "\"")) else { return nil }
-        let start = index
-        var hasEscapes = false
-        while index < bytes.count {
-            let byte = bytes[index]
-            switch byte {
-            case UInt8(ascii: "\""):
-                index += 1
-                return JSONStringSpan(range: start..<(index - 1), hasEscapes: hasEscapes)
-            case UInt8(ascii: "\\"):
-                hasEscapes = true
-                guard skipEscape() else { return nil }
-            case 0..<0x20:
-                return nil  // control characters must be escaped
-            default:
-                index += 1
-            }
-        }
-        return nil
-    }
-
-    private mutating func skipEscape() -> Bool {
-        index += 1
-        guard let escaped = peek() else { return false }
-        index += 1
-        switch escaped {
-        case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"), UInt8(ascii: "b"),
-            UInt8(ascii: "f"), UInt8(ascii: "n"), UInt8(ascii: "r"), UInt8(ascii: "t"):
-            return true
-        case UInt8(ascii: "u"):
-            guard index + 4 <= bytes.count else { return false }
-            for offset in 0..<4 where JSONStringSpan.hexValue(bytes[index + offset]) == nil {
-                return false
-            }
-            index += 4
-            return true
-        default:
-            return false
-        }
-    }
-
-    // MARK: Bytes
-
-    private func peek() -> UInt8? {
-        index < bytes.count ? bytes[index] : nil
-    }
-
-    private mutating func consume(_ byte: UInt8) -> Bool {
-        guard peek() == byte else { return false }
-        index += 1
-        return true
-    }
-
-    private mutating func consume(literal: StaticString) -> Bool {
-        let count = literal.utf8CodeUnitCount
-        guard index + count <= bytes.count else { return false }
-        let literalBytes = UnsafeBufferPointer(start: literal.utf8Start, count: count)
-        for offset in 0..<count where bytes[index + offset] != literalBytes[offset] {
-            return false
-        }
-        index += count
-        return true
-    }
-
-    private mutating func skipWhitespace() {
-        while let byte = peek(),
-            byte == 0x20 || byte == 0x0A || byte == 0x0D || byte == 0x09
-        {
-            index += 1
-        }
     }
 }
