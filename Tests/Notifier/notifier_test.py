@@ -144,8 +144,8 @@ def scenario_server_away(world):
 
 
 def scenario_no_database(world):
-    """Started before the daemon ever ran, before even the database's directory exists: it waits
-    (on inotify, not a timer), then shows the first push."""
+    """Started before the daemon ever ran, before even the database's directory exists: it looks
+    for the daemon again now and then, subscribes once it answers, then shows the first push."""
     world.database = f"{world.dir}/var/lib/intrapush/notifications.sqlite3"
     with open(f"{world.dir}/intrapush.conf", "a") as out:
         out.write(f'database = "{world.database}"\n')

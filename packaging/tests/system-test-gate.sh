@@ -28,6 +28,9 @@ gate_checks() {
     team_id=$(row_id gate-team)
     alice_id=$(row_id gate-alice)
 
+    check_that "alice cannot read the database file itself (administrators only)" \
+        "! as alice sqlite3 -readonly /var/lib/intrapush/notifications.sqlite3 'SELECT count(*) FROM notifications' >/dev/null 2>&1"
+    check_that "alice cannot list the state directory" "! as alice ls /var/lib/intrapush >/dev/null 2>&1"
     check_that "root sees all four" "[[ \$(inside intrapush list --limit 0 --grep gate | grep -c 'gate ') == 4 ]]"
     for person in alice bob; do
         local other=bob

@@ -123,7 +123,8 @@ check "the unit: descriptors, tasks and memory are capped" \
 daemon_pid=$(unit_property MainPID)
 check_that "the daemon is not dumpable: its /proc files belong to root, not to intrapush" \
     '[[ $(inside stat -c %U /proc/$daemon_pid/environ) == root ]]'
-check "the database is 0640, the local API's socket 0666 (the daemon decides per call)" test "$(inside stat -c %a /var/lib/intrapush/notifications.sqlite3)/$(inside stat -c %a /var/lib/intrapush/notifications.sqlite3.sock)" = 640/666
+check "the database is 0640 intrapush:intrapush-admin, its directory 0751, the local API's socket 0666 (the daemon decides per call)" \
+    test "$(inside stat -c %a:%U:%G /var/lib/intrapush/notifications.sqlite3)/$(inside stat -c %a /var/lib/intrapush)/$(inside stat -c %a /var/lib/intrapush/notifications.sqlite3.sock)" = 640:intrapush:intrapush-admin/751/666
 
 # --- reload ---------------------------------------------------------------------------------------
 before=$(server_stat connections_total)

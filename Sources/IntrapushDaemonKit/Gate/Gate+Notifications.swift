@@ -81,13 +81,6 @@ extension Gate {
         case .bool(true)?: query.order = .oldestFirst
         default: return connection.fail(.invalidParameter("oldest_first"))
         }
-        switch call.parameters["after_id"] {
-        case nil, .null?: break
-        case let value?:
-            guard let after = value.integer, after >= 0 else { return connection.fail(.invalidParameter("after_id")) }
-            guard after < .max else { return connection.send(VarlinkReply(parameters: ["notifications": .array([])])) }
-            query.idRange = (after + 1)...Int64.max
-        }
         sendPage(of: query, remaining: limit == 0 ? nil : limit, caller: caller, call: call, on: connection)
     }
 

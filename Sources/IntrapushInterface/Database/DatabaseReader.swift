@@ -97,33 +97,6 @@ package final class DatabaseReader {
         try Schema.migrator.checkVersion(of: connection)
     }
 
-    /// The notifications with ids in `range` that `recipients` selects and that are unread for
-    /// `reader` (a uid: marks are per person): how many, and the newest `newest` of them,
-    /// oldest first. What the desktop agent shows next.
-    package func unread(
-        in range: ClosedRange<Int64>, newest: Int, recipients: RecipientFilter?, reader: Int64 = Int64(getuid())
-    ) throws -> (records: [NotificationRecord], count: Int64) {
-        let version = try schemaVersion()
-        let viewer = Viewer(userID: reader, userName: nil, visibleNames: nil)
-        var filter = " FROM notifications WHERE id BETWEEN ? AND ? AND " + viewer.unreadCondition(schemaVersion: version)
-        var values: [SQLValue] = [.integer(range.lowerBound), .integer(range.upperBound)]
-        if let condition = recipients?.condition(schemaVersion: version) {
-            filter += " AND " + condition.sql
-            values += condition.values
-        }
-        let counting = try connection.prepare("SELECT count(*)" + filter)
-        try counting.bind(values)
-        try counting.step()
-        let count = counting.int64(at: 0)
-        let selecting = try connection.prepare(
-            "SELECT \(NotificationRecord.selectColumns(schemaVersion: version, readAt: viewer.readAtExpression(schemaVersion: version)))" + filter
-                + " ORDER BY id DESC LIMIT \(max(0, newest))")
-        try selecting.bind(values)
-        var records: [NotificationRecord] = []
-        while try selecting.step() { records.append(NotificationRecord(row: selecting)) }
-        return (records.reversed(), count)
-    }
-
     private func integer(_ sql: String) throws -> Int64 {
         let statement = try connection.prepare(sql)
         try statement.step()

@@ -47,6 +47,10 @@ extension NotificationQuery {
         if let text { members["grep"] = .string(text.needle) }
         if let minimumPriority { members["priority"] = JSONValue(Int64(minimumPriority.rawValue)) }
         if recipients != nil { members["mine"] = .bool(true) }
+        if let idRange {
+            if idRange.lowerBound > 0 { members["after_id"] = JSONValue(idRange.lowerBound - 1) }
+            if idRange.upperBound < .max { members["last_id"] = JSONValue(idRange.upperBound) }
+        }
         return .object(members)
     }
 
@@ -85,6 +89,11 @@ extension NotificationQuery {
                 }
                 query.minimumPriority = priority
             }
+            let after = try integer("after_id").get() ?? 0
+            let last = try integer("last_id").get() ?? .max
+            guard after >= 0, after < .max else { return .failure(.invalidParameter("after_id")) }
+            guard last > after else { return .failure(.invalidParameter("last_id")) }
+            if after > 0 || last < .max { query.idRange = (after + 1)...last }
             return .success((query, try flag("mine").get()))
         } catch {
             return .failure(error)

@@ -51,21 +51,23 @@ package enum VarlinkInterfaces {
             # caller; those whose title, body or payload contain grep (ignoring case unless grep has an
             # uppercase letter); at least this priority (1-5, a push without one counts as 3); with mine,
             # only those addressed to the caller, their groups or everyone (what everyone but an
-            # administrator sees anyway).
+            # administrator sees anyway); only ids above after_id and at most last_id.
             type Filter (
                 since: ?int,
                 until: ?int,
                 unread: ?bool,
                 grep: ?string,
                 priority: ?int,
-                mine: ?bool
+                mine: ?bool,
+                after_id: ?int,
+                last_id: ?int
             )
 
             # The newest limit notifications selected (default 20), newest first; with oldest_first, the
-            # oldest first. after_id selects only those with a larger id. Without more, limit is at most
+            # oldest first. Without more, limit is at most
             # 1000 and the reply stops after 16 MiB of text; with more, limit 0 means all, sent as replies
             # of up to 500 notifications or 1 MiB each, the next once the caller has read the last.
-            method List(filter: ?Filter, limit: ?int, oldest_first: ?bool, after_id: ?int) -> (notifications: []Notification)
+            method List(filter: ?Filter, limit: ?int, oldest_first: ?bool) -> (notifications: []Notification)
 
             # One notification. NoSuchNotification also when it is not addressed to the caller.
             method Show(id: int) -> (notification: Notification)

@@ -5,9 +5,9 @@ import IntrapushConfiguration
 import IntrapushInterface
 import IntrapushSupport
 
-/// The desktop agent: one thread in one poll(2) over the database's directory (inotify), the
-/// session bus and the stop signals, performing what `NotifierMachine` decides. Idle, it sleeps in
-/// poll with no timeout at all.
+/// The desktop agent: one thread in one poll(2) over its subscription to the daemon's local API,
+/// the session bus and the stop signals, performing what `NotifierMachine` decides. Idle, it
+/// sleeps in poll with no timeout at all.
 package final class NotifierAgent {
     package struct Options: Sendable {
         package var databasePath: String
@@ -51,7 +51,7 @@ package final class NotifierAgent {
 
     package init(configuration: Options) {
         self.configuration = configuration
-        source = NotificationSource(path: configuration.databasePath, recipients: configuration.recipients)
+        source = NotificationSource(socketPath: Configuration.controlSocket(forDatabase: configuration.databasePath))
         cursorFile = CursorFile(directory: configuration.stateDirectory, database: configuration.databasePath)
         machine = NotifierMachine(settings: configuration.settings, cursor: cursorFile.load())
     }
@@ -67,24 +67,29 @@ package final class NotifierAgent {
             return .noSessionBus(error.message)
         }
         let server = (try? bus.serverDescription()) ?? "none yet"
-        log("showing the notifications of \(configuration.databasePath) on the desktop (notification server: \(server))")
-        let watcher = DatabaseChangeWatcher(databasePath: configuration.databasePath, outputDescriptor: -1)
+        log("showing your notifications from intrapushd (\(source.socketPath); notification server: \(server))")
+        let stopSignals = StopSignalPipe.install()
         perform(machine.handle(.started), bus: bus)
-        var pendingRechecks = ArraySlice<Int32>()
         while ending == nil {
-            let timeout = [pendingRechecks.first, bus.timeoutMilliseconds()].compactMap { $0 }.min()
-            switch watcher.wait(timeoutMilliseconds: timeout, other: bus.pollDescriptor) {
-            case .stopRequested, .outputClosed:
+            // Subscribed, the agent sleeps until the daemon, the bus or a signal has something:
+            // no timer at all. Without a daemon it looks again now and then, each time later.
+            let retry = source.descriptor == nil ? retryDelays.first : nil
+            let timeout = [retry, bus.timeoutMilliseconds()].compactMap { $0 }.min()
+            switch Self.wait(timeout: timeout, stop: stopSignals.readDescriptor, bus: bus.pollDescriptor, subscription: source.descriptor) {
+            case .stopRequested:
                 return .stopped
-            case .databaseChanged:
-                pendingRechecks = Self.recheckDelays[...]
+            case .subscriptionReadable:
+                if !source.drainSubscription() {
+                    log("intrapushd went away; waiting for it")
+                    retryDelays = Self.retryDelays[...]
+                }
                 perform(machine.handle(.databaseChanged), bus: bus)
             case .timedOut:
-                if !pendingRechecks.isEmpty {
-                    pendingRechecks = pendingRechecks.dropFirst()
+                if retry != nil {
+                    if retryDelays.count > 1 { retryDelays = retryDelays.dropFirst() }
                     perform(machine.handle(.databaseChanged), bus: bus)
                 }
-            case .descriptorReady:
+            case .busReady:
                 break
             }
             do {
@@ -102,9 +107,33 @@ package final class NotifierAgent {
         return ending ?? .stopped
     }
 
-    /// inotify sees the daemon write its WAL before readers can see the rows (see `Follower`):
-    /// a few quick looks after each change, then none.
-    static let recheckDelays: [Int32] = [5, 20, 75, 250, 650]
+    /// How long the agent waits before looking for a daemon again, the last repeated: a daemon
+    /// restarting is back within the first few; one that is stopped costs a wake-up every 5 s.
+    static let retryDelays: [Int32] = [250, 500, 1000, 2000, 5000]
+    private var retryDelays = NotifierAgent.retryDelays[...]
+
+    private enum Wake {
+        case stopRequested, subscriptionReadable, busReady, timedOut
+    }
+
+    /// One poll(2) over the stop signals' pipe, the session bus and the subscription.
+    private static func wait(
+        timeout: Int32?, stop: Int32, bus: (descriptor: Int32, events: Int16), subscription: Int32?
+    ) -> Wake {
+        var descriptors = [
+            pollfd(fd: stop, events: Int16(POLLIN), revents: 0),
+            pollfd(fd: subscription ?? -1, events: Int16(POLLIN), revents: 0),
+            pollfd(fd: bus.descriptor, events: bus.events, revents: 0),
+        ]
+        while true {
+            let ready = poll(&descriptors, nfds_t(descriptors.count), timeout ?? -1)
+            if ready < 0 && errno == EINTR { continue }
+            if ready <= 0 { return .timedOut }
+            if descriptors[0].revents != 0 { return .stopRequested }
+            if descriptors[1].revents != 0 { return .subscriptionReadable }
+            return .busReady
+        }
+    }
 
     private func perform(_ actions: [NotifierMachine.Action], bus: SessionBus) {
         var queue = actions[...]
@@ -151,19 +180,20 @@ package final class NotifierAgent {
         case nil:
             break
         case .notYet:
-            if lastTrouble != trouble { log("waiting for intrapushd to create \(configuration.databasePath)") }
+            if lastTrouble != trouble { log("waiting for intrapushd to start (nothing answers on \(source.socketPath))") }
             return nil
         case .notPermitted(let reason):
             tellNotPermitted(reason, bus: bus)
             return nil
         case .unusable(let reason):
-            if lastTrouble != trouble { log(reason + "; trying again when it changes") }
+            if lastTrouble != trouble { log(reason + "; trying again") }
             return nil
         }
         do {
             return try source.unread(after: cursor, catchUp: configuration.settings.catchUp)
         } catch {
-            log("cannot read \(configuration.databasePath): \(error); trying again when it changes")
+            let reason = (error as? NotificationSource.Refused)?.message ?? "\(error)"
+            log("cannot read your notifications from intrapushd: \(reason); trying again")
             source.close()
             return nil
         }
