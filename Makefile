@@ -113,7 +113,7 @@ fuzz-smoke:
 architecture:
 	python3 scripts/folder_graph.py
 
-# A hostile and broken peer (Tests/Hostile): floods, absurd hints and ids, control-socket abuse,
+# A hostile and broken peer (Tests/Hostile): floods, absurd hints and ids, abuse of the local API,
 # against the release daemon, with its peak RSS under each.
 hostile: release
 	python3 Tests/Hostile/hostile.py --daemon $(RELEASE_DIR)/intrapushd

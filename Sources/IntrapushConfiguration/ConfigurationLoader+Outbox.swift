@@ -52,12 +52,12 @@ extension ConfigurationLoader {
         return text
     }
 
-    /// The control socket lies beside the database, so the path must leave room for `.sock`.
+    /// The local API's socket lies beside the database, so the path must leave room for `.sock`.
     func database(reader: inout SettingReader) -> String {
         guard let path = nonEmpty(.database, reader: &reader) else { return defaultDatabase }
         let socket = Configuration.controlSocket(forDatabase: path)
         guard socket.utf8.count <= Configuration.longestSocketPath else {
-            reader.reject(.database, "is too long: the control socket beside it, \(socket), would exceed the \(Configuration.longestSocketPath) bytes a Unix socket path may have")
+            reader.reject(.database, "is too long: the local API's socket beside it, \(socket), would exceed the \(Configuration.longestSocketPath) bytes a Unix socket path may have")
             return defaultDatabase
         }
         return path

@@ -1,4 +1,4 @@
-/// The live state as the daemon tells it over its control socket (`intrapush status` asks):
+/// The live state as the daemon tells it through its local API (`intrapush status` asks):
 /// one `name=value` line per field that has a value, names as in the `daemon_state` row.
 ///
 /// The daemon keeps its live state in memory and writes the row only when something worth keeping

@@ -3,7 +3,7 @@ import IntrapushSupport
 /// Marks notifications read (`intrapush mark-read`), and queues a read receipt for each one that
 /// has a message id when `read_receipt_text` is set, in the same transaction.
 ///
-/// Runs in the daemon (on its store connection, for the CLI's request over the control socket)
+/// Runs in the daemon (on its store connection, for the CLI's request through the local API)
 /// or, when no daemon runs, in the CLI on a read-write connection of its own: one short
 /// `BEGIN IMMEDIATE` transaction either way. An earlier `read_at` is kept: the first time
 /// something was read is the useful one.

@@ -15,9 +15,11 @@ struct Intrapush: ParsableCommand {
             The database is found like the daemon finds it: --database, else $INTRAPUSH_DATABASE, \
             else the database key of /etc/intrapush/intrapush.conf (or --config, $INTRAPUSH_CONFIG). \
             --database and --config may come before the command too (intrapush --database X list). \
-            Reading never blocks the daemon. send, request and mark-read ask intrapushd to write, \
-            through its control socket beside the database; only when it is not running do they \
-            write themselves, which needs write access to the database.
+            Reading never blocks the daemon. Administrators (root, the group intrapush-admin) read \
+            the database itself; everyone else reads through intrapushd's local API (the socket \
+            beside the database), which shows each person what is addressed to them. send, request \
+            and mark-read ask intrapushd to write; only when it is not running does an \
+            administrator's write itself.
 
             Exit statuses: 0 success, 1 not found, 2 usage error, 65 bad data (not an intrapush \
             database, a newer schema, a message that is not a JSON object), 66 no database, 69 \

@@ -10,9 +10,10 @@ struct StatusCommand: ParsableCommand {
         commandName: "status",
         abstract: "Show what the daemon is doing: connected or not, since when, counters, database size.",
         discussion: """
-            Asks intrapushd over its control socket, beside the database; when no daemon answers, \
-            reads the state it saved in the database. Works for root and the members of the group \
-            intrapush. Says plainly when the daemon is not running, or does not answer within 2 s. \
+            Asks intrapushd through its local API (the socket beside the database); when no daemon \
+            answers, an administrator's reads the state it saved in the database. Works for root, \
+            the administrators and everyone who may read or send; a reader's counts are of what is \
+            addressed to them. Says plainly when the daemon is not running, or does not answer within 2 s. \
             Exits 0 whether or not the daemon is connected, 66 when there is no database.
 
             Examples:

@@ -16,7 +16,7 @@ extension Integration {
             #expect(try DatabaseReader(path: daemon.databasePath).liveState()?.state == .stopped)
             // Nothing after "stopped": no work scheduled on a loop already shut down, no trace.
             #expect(daemon.log.hasSuffix("stopped\n"), "the log ends: \(daemon.log.suffix(300))")
-            #expect(!FileManager.default.fileExists(atPath: daemon.databasePath + ".sock"), "control socket removed")
+            #expect(!FileManager.default.fileExists(atPath: daemon.databasePath + ".sock"), "the local API's socket removed")
         }
 
         /// systemd may stop or reload a unit the moment it reports READY=1, so every signal we

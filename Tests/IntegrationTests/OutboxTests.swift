@@ -87,7 +87,7 @@ extension Integration {
             let (directory, _, server, daemon) = try await startConnected(verifyingDatabase: true)
             daemon.process.signal(SIGTERM)
             #expect(try await daemon.process.waitForExit() == 0)
-            #expect(!FileManager.default.fileExists(atPath: daemon.databasePath + ".sock"), "the control socket goes with the daemon")
+            #expect(!FileManager.default.fileExists(atPath: daemon.databasePath + ".sock"), "the local API's socket goes with the daemon")
             let queued = try await send(#"{"id":"offline-1"}"#, directory, daemon)
             #expect(queued.status == 0)
             #expect(queued.stderr.contains("intrapushd is not running; the message is stored"))

@@ -48,9 +48,7 @@ struct GateModelTests {
     @Test("readers, senders and administrators by the kernel's groups; root and the daemon's user may do all")
     func accessPolicy() {
         let policy = AccessPolicy(everyoneReads: false, readerGroupID: 900, senderGroupID: 901, adminGroupID: 902, daemonUserID: 990)
-        func grant(_ uid: UInt32, _ groups: [UInt32]) -> Grant {
-            policy.grant(for: Caller(userID: uid, groupIDs: groups, userName: nil, groupNames: []))
-        }
+        func grant(_ uid: UInt32, _ groups: [UInt32]) -> Grant { policy.grant(userID: uid, groupIDs: groups) }
         #expect(grant(1000, [1000]) == Grant(reads: false, readsAll: false, sends: false))
         #expect(grant(1000, [1000, 900]) == Grant(reads: true, readsAll: false, sends: false))
         #expect(grant(1000, [1000, 901]) == Grant(reads: false, readsAll: false, sends: true))
@@ -59,9 +57,9 @@ struct GateModelTests {
         #expect(grant(990, [990]) == Grant(reads: true, readsAll: true, sends: true))
         var everyone = policy
         everyone.everyoneReads = true
-        #expect(everyone.grant(for: Caller(userID: 1000, groupIDs: [1000], userName: nil, groupNames: [])).reads)
+        #expect(everyone.grant(userID: 1000, groupIDs: [1000]).reads)
         let missingGroups = AccessPolicy(everyoneReads: false, readerGroupID: nil, senderGroupID: nil, adminGroupID: nil, daemonUserID: 990)
-        #expect(missingGroups.grant(for: Caller(userID: 1000, groupIDs: [0], userName: nil, groupNames: [])).reads == false)
+        #expect(missingGroups.grant(userID: 1000, groupIDs: [0]).reads == false)
     }
 
     @Test("alice sees hers, the team's and everyone's; her marks are hers; an id she may not see is missing")

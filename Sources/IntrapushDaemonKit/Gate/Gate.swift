@@ -40,7 +40,7 @@ final class Gate: @unchecked Sendable {
     func handle(_ call: VarlinkCall, on connection: VarlinkConnectionHandler) {
         eventLoop.assertInEventLoop()
         guard let identity = connection.identity else { return connection.fail(Self.permissionDenied("unknown caller")) }
-        let grant = policy.grant(for: Caller(userID: identity.userID, groupIDs: identity.groupIDs, userName: nil, groupNames: []))
+        let grant = policy.grant(userID: identity.userID, groupIDs: identity.groupIDs)
         switch call.interface {
         case "org.varlink.service": answerService(call, on: connection)
         case "io.intrapush.Daemon": answerDaemon(call, grant: grant, on: connection)

@@ -20,7 +20,7 @@ package final class OutboxCoordinator: @unchecked Sendable {
     /// Rows written to the server and acknowledged by it, recorded together while no record is
     /// under way (one fsync for many).
     private var progress = WriteCoalescer<OutboxProgress>()
-    /// Messages from the control socket, queued together while no enqueue is under way; each
+    /// Messages from the local API, queued together while no enqueue is under way; each
     /// caller's answer waits for the commit of its batch.
     private var submissions = WriteCoalescer<(OutboxSubmission, EventLoopPromise<Result<Int64, OutboxRefusal>>)>()
     /// Callers of the local API waiting for a request's reply, by its outbox row.

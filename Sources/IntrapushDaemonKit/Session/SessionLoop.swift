@@ -192,7 +192,7 @@ struct SessionLoop {
     /// Changes the live state: its `state` derived from the machine, then `change`, with the
     /// hook's counters riding along. `writing` queues the row's write on the store thread (for
     /// changes worth keeping after a crash), without waiting; otherwise it stays in memory, where
-    /// the control socket's `status` reads it.
+    /// the local API's `Status` reads it.
     func persist(writing: Bool = true, _ change: (inout LiveState) -> Void) {
         let hookCounters = hooks.isEmpty ? nil : hooks.counters
         let derived = machine.liveState

@@ -112,7 +112,7 @@ package final class StoreWorker: PushCommitter, Sendable {
         }
     }
 
-    /// The live state now, as `status` on the control socket tells it.
+    /// The live state now, as `io.intrapush.Daemon.Status` tells it.
     package var currentLiveState: LiveState { liveState.withLockedValue { $0 } }
 
     /// Changes the live state in memory only; it reaches the file with the next write.

@@ -27,19 +27,13 @@ package struct AccessPolicy: Sendable, Equatable {
     package static let senderGroup = "intrapush-send"
     package static let adminGroup = "intrapush-admin"
 
-    /// What `caller` may do.
-    package func grant(for caller: Caller) -> Grant {
-        if caller.userID == 0 || caller.userID == daemonUserID { return Grant(reads: true, readsAll: true, sends: true) }
-        let isAdmin = isMember(caller, of: adminGroupID)
-        return Grant(
-            reads: isAdmin || everyoneReads || isMember(caller, of: readerGroupID),
-            readsAll: isAdmin,
-            sends: isMember(caller, of: senderGroupID))
-    }
-
-    private func isMember(_ caller: Caller, of group: UInt32?) -> Bool {
-        guard let group else { return false }
-        return caller.groupIDs.contains(group)
+    /// What the user `userID` in the groups `groupIDs` may do: numbers only, as the kernel
+    /// gives them, so the grant needs no look-up of names.
+    package func grant(userID: UInt32, groupIDs: [UInt32]) -> Grant {
+        if userID == 0 || userID == daemonUserID { return Grant(reads: true, readsAll: true, sends: true) }
+        func isMember(_ group: UInt32?) -> Bool { group.map(groupIDs.contains) ?? false }
+        let isAdmin = isMember(adminGroupID)
+        return Grant(reads: isAdmin || everyoneReads || isMember(readerGroupID), readsAll: isAdmin, sends: isMember(senderGroupID))
     }
 }
 

@@ -3,7 +3,7 @@ import IntrapushStore
 import IntrapushSupport
 
 /// What queueing a message depends on, derived from the configuration: used by the daemon for
-/// the control socket (a reload replaces it) and by the CLI writing while no daemon runs, so that
+/// the local API (a reload replaces it) and by the CLI writing while no daemon runs, so that
 /// both check and time a message alike.
 package struct OutboxSettings: Sendable, Equatable {
     /// `upstream_id_field`.

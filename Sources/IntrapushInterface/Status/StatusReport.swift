@@ -18,7 +18,7 @@ package struct StatusReport: Sendable {
         case neverRan = "never-ran"
     }
 
-    /// What the daemon said when asked over its control socket.
+    /// What the daemon said when asked through its local API.
     package enum DaemonAnswer: Sendable {
         /// Its live state, from memory: it is running.
         case state(LiveState)
