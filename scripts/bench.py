@@ -16,6 +16,7 @@ from bench_support import (DAEMON, DEVSERVER, ORG, ROOT, Bench, parse_options, t
                            task_cpu_and_switches, wait_for)
 from bench_outbox import figure_outbox
 from bench_latency import figure_latency
+from bench_gate import figure_gate
 
 # --- the figures -------------------------------------------------------------------------------
 
@@ -335,10 +336,11 @@ def main():
                ("start", figure_start, ["Start to READY=1"]),
                ("fleet", figure_fleet, ["Fleet"]),
                ("outbox", figure_outbox, ["Outbox drain", "Outbox queueing", "Send → server"]),
+               ("gate", figure_gate, ["Gate, as nobody", "Gate: push → subscriber", "Push → ack beside a reader"]),
                ("guarantees", figure_guarantees, ["Guarantees (not timed)"])]
     try:
         log(f"intrapush bench{' (smoke)' if options.smoke else ''}: work directory {bench.work}")
-        if {"ingest", "start"} & set(options.only):
+        if {"ingest", "start", "gate"} & set(options.only):
             with_server(bench, "templates", bench.make_templates)
         for name, measure, titles in figures:
             if name not in options.only:

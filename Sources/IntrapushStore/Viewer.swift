@@ -26,6 +26,16 @@ package struct Viewer: Sendable, Equatable {
         return Self.addressed(to: visibleNames, schemaVersion: schemaVersion)
     }
 
+    /// The condition on `notifications` that selects what this viewer may NOT see: rows
+    /// addressed to others only (which `notifications_addressed` holds); `nil` when they see
+    /// everything.
+    package func hiddenCondition() -> (sql: String, values: [SQLValue])? {
+        guard let visibleNames else { return nil }
+        let line = "instr(char(10) || recipients || char(10), char(10) || ? || char(10)) > 0"
+        let matches = visibleNames.isEmpty ? "" : " AND NOT (" + Array(repeating: line, count: visibleNames.count).joined(separator: " OR ") + ")"
+        return ("recipients IS NOT NULL" + matches, visibleNames.map { .text($0) })
+    }
+
     /// Notifications for everyone or addressed to one of `names` (whole lines of the column:
     /// "ann" does not match "joanne"); `nil` for a file without the column (all for everyone).
     package static func addressed(to names: [String], schemaVersion: Int) -> (sql: String, values: [SQLValue])? {

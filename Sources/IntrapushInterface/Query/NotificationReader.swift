@@ -53,22 +53,45 @@ package final class NotificationReader {
 
     /// How many notifications the query selects (its limit and order do not matter).
     package func count(_ query: NotificationQuery) throws -> Int64 {
-        if query.unreadOnly, query.since == nil, query.until == nil, query.text == nil, query.minimumPriority == nil,
-            query.recipients == nil, query.idRange == nil
+        if query.since == nil, query.until == nil, query.text == nil, query.minimumPriority == nil, query.recipients == nil,
+            query.idRange == nil
         {
-            guard let viewer = query.viewer else { return try countUnread() }
-            // Everything but what this person marked (marks exist for existing rows only: the
-            // trigger removes them with the row).
-            if viewer.visibleNames == nil, try database.schemaVersion() >= 6 {
-                return try database.countAll() - integer(
-                    "SELECT count(DISTINCT notification_id) FROM notification_reads WHERE reader IN (?, ?)",
-                    [.integer(viewer.userID), .integer(Viewer.everyone)])
+            if let viewer = query.viewer {
+                if let count = try countByArithmetic(for: viewer, unreadOnly: query.unreadOnly) { return count }
+            } else if query.unreadOnly {
+                return try countUnread()
             }
         }
         if let count = try parallelCount(query) { return count }
         try mapFileForScan(query)
         let (filter, values) = query.filter(schemaVersion: try database.schemaVersion())
         return try integer("SELECT count(*) FROM notifications" + filter, values)
+    }
+
+    /// What a person sees, or has unread, counted over the small sets instead of every row:
+    /// all rows less those addressed to others (`notifications_addressed`, which holds only
+    /// addressed rows); unread, less the person's marks and the marks from before marks were
+    /// per person (by `notification_reads_by_reader`), plus those of them on rows the person
+    /// does not see. A row never has both marks (a mark is made only on what is unread), so the
+    /// sums count each read row once. `nil` for a file before per-person marks.
+    func countByArithmetic(for viewer: Viewer, unreadOnly: Bool) throws -> Int64? {
+        guard try database.schemaVersion() >= 6 else { return nil }
+        var count = try database.countAll()
+        var marksOnHidden: Int64 = 0
+        if let hidden = viewer.hiddenCondition() {
+            count -= try integer("SELECT count(*) FROM notifications WHERE " + hidden.sql, hidden.values)
+            if unreadOnly {
+                marksOnHidden = try integer(
+                    "SELECT count(*) FROM notification_reads WHERE reader IN (?, ?) AND notification_id IN "
+                        + "(SELECT id FROM notifications WHERE " + hidden.sql + ")",
+                    [.integer(viewer.userID), .integer(Viewer.everyone)] + hidden.values)
+            }
+        }
+        guard unreadOnly else { return count }
+        let marks = try integer(
+            "SELECT (SELECT count(*) FROM notification_reads WHERE reader = ?) + (SELECT count(*) FROM notification_reads WHERE reader = ?)",
+            [.integer(viewer.userID), .integer(Viewer.everyone)])
+        return count - marks + marksOnHidden
     }
 
     /// The number of unread notifications (see `DatabaseReader.countUnread`).
