@@ -114,4 +114,24 @@ struct GateModelTests {
         unreadForAdmin.viewer = admin
         #expect(try reader.count(unreadForAdmin) == 3, "bob's, alice's own and the new one")
     }
+
+    @Test("a database of 0.3 keeps its marks: each read_at it had counts as read for everyone")
+    func upgradeKeepsMarks() throws {
+        let path = temporaryPath()
+        let connection = try SQLiteConnection(path: path)
+        try Migrator(migrations: Array(Schema.migrations.prefix(5))).migrate(connection)
+        try connection.execute("""
+            INSERT INTO notifications (message_id, received_at, payload, title, read_at) VALUES ('a', 1, '{}', 'read', 5);
+            INSERT INTO notifications (message_id, received_at, payload, title) VALUES ('b', 2, '{}', 'unread');
+            """)
+        try Schema.migrator.migrate(connection)
+        let reader = try NotificationReader(path: path)
+        for viewer in [Viewer(userID: 1001, userName: "alice", visibleNames: ["alice"]), Viewer(userID: 0, userName: "root", visibleNames: nil)] {
+            var query = NotificationQuery(unreadOnly: true)
+            query.viewer = viewer
+            #expect(try reader.records(query).map(\.title) == ["unread"])
+            #expect(try reader.count(query) == 1)
+            #expect(try reader.notification(id: 1, viewer: viewer)?.readAt == 5, "the mark's time is kept")
+        }
+    }
 }

@@ -9,9 +9,22 @@ as() { local user=$1; shift; inside runuser -u "$user" -- "$@"; }
 # row_id MESSAGE_ID: the notification's local id, read by root from the file.
 row_id() { inside sqlite3 -readonly /var/lib/intrapush/notifications.sqlite3 "SELECT id FROM notifications WHERE message_id = '$1'"; }
 
+# PyPI's varlink client (pure Python), downloaded once into the system test's cache and given to
+# the container in /mnt/test/pypi.
+pypi_varlink_version=31.0.0
+pypi_varlink() {
+    local cache=$here/.build/system-test/pypi-$pypi_varlink_version
+    if [[ ! -d $cache/varlink ]]; then
+        rm -rf "$cache" && mkdir -p "$cache" &&
+            python3 -m pip download --quiet --no-deps --dest "$cache" "varlink==$pypi_varlink_version" >/dev/null 2>&1 &&
+            python3 -m zipfile -e "$cache"/varlink-*.whl "$cache" || return 1
+    fi
+    mkdir -p "$scratch/test/pypi" && cp -r "$cache/varlink" "$scratch/test/pypi/" && chmod -R a+rX "$scratch/test/pypi"
+}
+
 gate_checks() {
     local socket=/var/lib/intrapush/notifications.sqlite3.sock before total status output
-    cp packaging/tests/varlink_probe.py "$scratch/test/varlink_probe.py"
+    cp packaging/tests/varlink_probe.py packaging/tests/varlink_pypi_probe.py "$scratch/test/"
     local probe="python3 /mnt/test/varlink_probe.py"
     inside groupadd team
     inside usermod --append --groups intrapush,team bob
@@ -46,6 +59,22 @@ gate_checks() {
         check "a raw Varlink client as $person: List has theirs, not $other's" \
             test "$(grep -c "gate-$person" <<<"$output")/$(grep -c "gate-$other" <<<"$output")" = 1/0
     done
+    if pypi_varlink; then
+        for person in alice bob; do
+            local other=bob others_id=$bob_id
+            [[ $person == bob ]] && other=alice others_id=$alice_id
+            output=$(as "$person" env PYTHONPATH=/mnt/test/pypi python3 /mnt/test/varlink_pypi_probe.py "$socket" "$others_id" 2>&1)
+            check "PyPI's varlink client as $person: theirs, the team's and everyone's" \
+                grep -qxF "titles [\"gate all\", \"gate $person\", \"gate team\"]" <<<"$output"
+            check "PyPI's varlink client as $person: $other's is NoSuchNotification to show" \
+                grep -qx "show io.intrapush.Notifications.NoSuchNotification" <<<"$output"
+            check "PyPI's varlink client as $person: $other's is missing to mark" grep -qx "missing \[$others_id\]" <<<"$output"
+            check "PyPI's varlink client as $person: not everything" grep -qx "reads_all false" <<<"$output"
+        done
+    else
+        fail "PyPI's varlink client could be had (pip download varlink==$pypi_varlink_version)"
+    fi
+
     status=0
     output=$(as alice intrapush show "$bob_id" 2>&1) || status=$?
     check "alice's show of bob's notification: not found, exit 1 (was $status)" test "$status" = 1

@@ -80,8 +80,11 @@ final class QueryRunner: @unchecked Sendable {
     private func openReader() throws -> NotificationReader {
         if !isThreadNiced {
             // A user's long search must not take the CPU from the store thread and the event
-            // loop on a small machine; Linux applies the nice value to this thread alone.
-            setpriority(__priority_which_t(PRIO_PROCESS.rawValue), id_t(intrapush_gettid()), 10)
+            // loop on a small machine: SCHED_IDLE (for this thread alone, on Linux) runs it only
+            // when they have nothing to do; where it is refused, nice 19.
+            if intrapush_schedule_thread_idle() != 0 {
+                setpriority(__priority_which_t(PRIO_PROCESS.rawValue), id_t(intrapush_gettid()), 19)
+            }
             isThreadNiced = true
         }
         if let reader { return reader }
