@@ -14,7 +14,8 @@ socket_path, others_id = sys.argv[1], int(sys.argv[2])
 with varlink.Client(address="unix:" + socket_path) as client:
     with client.open("io.intrapush.Notifications") as notifications:
         listed = notifications.List({"grep": "gate"}, 100, None)
-        print("titles", json.dumps(sorted(n["title"] for n in listed["notifications"])))
+        for notification in listed["notifications"]:
+            print("title", notification["title"])
         try:
             notifications.Show(others_id)
             print("show shown")
