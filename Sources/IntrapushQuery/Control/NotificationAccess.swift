@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import IntrapushConfiguration
 import IntrapushInterface
 import IntrapushStore
@@ -102,8 +105,11 @@ package enum NotificationAccess {
 
 extension LocalAPI {
     /// `intrapush follow` through the gate: the newest `backlog`, then each new notification for
-    /// this user as the daemon commits it (`Subscribe`), until `body` says the output is gone.
+    /// this user as the daemon commits it (`Subscribe`), until SIGINT or SIGTERM (exit 0, as the
+    /// administrator's `follow`), the reader of standard output goes (`body` says so, or the
+    /// pipe reports it), or the daemon stops.
     package func follow(backlog: Int, _ body: ([NotificationRecord]) -> Bool) throws(CommandFailure) {
+        let stopSignals = StopSignalPipe.install()
         var after: Int64?
         if backlog > 0 {
             var recent: [NotificationRecord] = []
@@ -111,22 +117,43 @@ extension LocalAPI {
             after = recent.last?.id
             guard body(recent) else { return }
         }
-        // Standard output closed: the stream ends here, as `follow` does when its reader goes.
-        let outputClosed = CommandFailure(.usage, "")
-        do throws(CommandFailure) {
-            let reached = try call(
-                "io.intrapush.Notifications.Subscribe", after.map { ["after_id": JSONValue($0)] } ?? [:], more: true
-            ) { reply throws(CommandFailure) in
+        let connection: VarlinkConnection
+        do {
+            connection = try VarlinkConnection(path: socketPath)
+            try connection.send(VarlinkCall(
+                method: "io.intrapush.Notifications.Subscribe", parameters: after.map { ["after_id": JSONValue($0)] } ?? [:], more: true))
+        } catch .notRunning {
+            throw notRunning()
+        } catch {
+            throw Self.failure(error)
+        }
+        while true {
+            // Every reply already read first: poll(2) does not see what is in our buffer.
+            while true {
+                let reply: VarlinkReply
+                do {
+                    reply = try connection.nextReply(timeout: .zero)
+                } catch .noAnswer {
+                    break
+                } catch {
+                    throw CommandFailure(.unavailable, "intrapushd stopped; nothing more to follow")
+                }
+                if let error = reply.error { throw Self.failure(VarlinkError(error, reply.parameters)) }
                 guard let value = reply.parameters["notification"], let record = NotificationRecord(varlinkValue: value) else {
                     throw NotificationAccess.unreadable()
                 }
-                guard body([record]) else { throw outputClosed }
+                guard body([record]) else { return }
             }
-            if !reached { throw notRunning() }
-        } catch {
-            if error.kind == outputClosed.kind, error.message.isEmpty { return }
-            throw error
+            var descriptors = [
+                pollfd(fd: connection.descriptor, events: Int16(POLLIN), revents: 0),
+                pollfd(fd: stopSignals.readDescriptor, events: Int16(POLLIN), revents: 0),
+                pollfd(fd: 1, events: 0, revents: 0),
+            ]
+            guard poll(&descriptors, nfds_t(descriptors.count), -1) >= 0 || errno == EINTR else {
+                throw CommandFailure(.ioError, "cannot wait for intrapushd: \(String(cString: strerror(errno)))")
+            }
+            if descriptors[1].revents != 0 { return }
+            if descriptors[2].revents & Int16(POLLERR | POLLHUP) != 0 { return }
         }
-        throw CommandFailure(.unavailable, "intrapushd stopped; nothing more to follow")
     }
 }
