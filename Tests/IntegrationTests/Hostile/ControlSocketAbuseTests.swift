@@ -8,6 +8,13 @@ extension Integration {
     struct ControlSocketAbuseTests {
         func socketPath(_ daemon: DaemonHandle) -> String { daemon.databasePath + ".sock" }
 
+        /// The id of the notification a Subscribe reply carries.
+        func notificationID(_ reply: Substring) -> Int? {
+            let object = try? JSONSerialization.jsonObject(with: Data(reply.utf8)) as? [String: Any]
+            let notification = (object?["parameters"] as? [String: Any])?["notification"] as? [String: Any]
+            return (notification?["id"] as? NSNumber)?.intValue
+        }
+
         /// The daemon still answers an ordinary call.
         func expectAlive(_ daemon: DaemonHandle) throws {
             let client = try RawControlClient(path: socketPath(daemon))
@@ -80,6 +87,29 @@ extension Integration {
             #expect(idle[0].readUntilClosed(timeout: .seconds(30)) == "")
             #expect(ContinuousClock.now - start < .seconds(30))
             for client in idle.dropFirst() { #expect(client.readUntilClosed(timeout: .seconds(5)) != nil) }
+            try expectAlive(daemon)
+        }
+
+        @Test("a subscriber that stops reading is dropped, not buffered; it resumes from its last id")
+        func stalledSubscriberDropped() async throws {
+            let (_, _, server, daemon) = try await startConnected()
+            let stalled = try RawControlClient(path: socketPath(daemon))
+            stalled.call(#"{"method":"io.intrapush.Notifications.Subscribe","parameters":{},"more":true}"#)
+            // Far more than the socket's buffers hold, so that rows wait for a reader who never comes.
+            let total = 3000
+            _ = try await server.client.burst(count: total, size: 2000, prefix: "s-")
+            try await server.waitFor("every push acknowledged") { $0.acked == total }
+            #expect(stalled.waitForHangUp(timeout: .seconds(60)), "the daemon closes a subscriber that reads nothing")
+            let received = try #require(stalled.readUntilClosed(timeout: .seconds(5)))
+            // Complete replies only: the one being written when it was closed may be cut short.
+            let ids = received.split(separator: "\u{0}", omittingEmptySubsequences: false).dropLast().map(notificationID)
+            #expect(ids.count < total, "dropped with rows left, not all of them held for it")
+            #expect(ids == Array(1...ids.count).map(Optional.some), "the rows it read, in order")
+            let lastID = try #require(ids.last ?? nil)
+            // Calling again from the last id it read gives the rest, in order.
+            let resumed = try RawControlClient(path: socketPath(daemon))
+            resumed.call(#"{"method":"io.intrapush.Notifications.Subscribe","parameters":{"after_id":\#(lastID)},"more":true}"#)
+            #expect(resumed.reply().flatMap { notificationID($0[...]) } == lastID + 1)
             try expectAlive(daemon)
         }
 

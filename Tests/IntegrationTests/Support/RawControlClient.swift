@@ -74,3 +74,22 @@ extension RawControlClient {
         }
     }
 }
+
+extension RawControlClient {
+    /// Waits, reading nothing, until the daemon closes its end: a stalled reader's view. True
+    /// when it closed within `timeout`.
+    func waitForHangUp(timeout: Duration) -> Bool {
+        // POLLRDHUP (Linux, not exported to Swift): the peer closed, even with data unread.
+        let peerClosed: Int16 = 0x2000
+        var entry = pollfd(fd: descriptor, events: peerClosed, revents: 0)
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            let left = deadline - ContinuousClock.now
+            let milliseconds = Int32(left.components.seconds * 1000 + left.components.attoseconds / 1_000_000_000_000_000)
+            let ready = poll(&entry, 1, max(milliseconds, 1))
+            if ready < 0 && errno == EINTR { continue }
+            return ready > 0 && entry.revents & (peerClosed | Int16(POLLHUP)) != 0
+        }
+        return false
+    }
+}
