@@ -144,9 +144,11 @@ deb-test: deb
 # each release in SYSTEM_TEST_RELEASES: bookworm (systemd 252) and trixie (systemd 257, the
 # current stable); each root is cached in .build/system-test.
 SYSTEM_TEST_RELEASES ?= bookworm trixie
+# The release before, for the upgrade from it: there when scripts/previous_deb.sh made it.
+PREVIOUS_DEB ?= $(wildcard .build/previous/intrapush_0.3.0-1_$(ARCH).deb)
 system-test: deb
 	@for release in $(SYSTEM_TEST_RELEASES); do \
-	  packaging/tests/system-test.sh $(DEB) $$release $(NOTIFIER_DEB) || exit 1; \
+	  packaging/tests/system-test.sh $(DEB) $$release $(NOTIFIER_DEB) $(PREVIOUS_DEB) || exit 1; \
 	done
 
 # Debian's node-ws, Go with gorilla/websocket, Jetty 9.4, nginx, HAProxy; the pinned Python

@@ -2,7 +2,9 @@
 # The system test: the built .deb in a booted Debian release (bookworm, trixie) under a real
 # systemd (PID 1 of a systemd-nspawn container), driven as an administrator would, against
 # intrapush-devserver on the host's loopback (the container shares the host's network).
-# Usage: system-test.sh [PATH.deb] [RELEASE] [NOTIFIER.deb]   (RELEASE: bookworm, the default, or trixie)
+# Usage: system-test.sh [PATH.deb] [RELEASE] [NOTIFIER.deb] [PREVIOUS.deb]
+#   RELEASE: bookworm, the default, or trixie; PREVIOUS: the release before (scripts/previous_deb.sh),
+#   for the upgrade from it, which is skipped, saying so, without it.
 #
 # Each release's root comes from debootstrap once and is cached under .build/system-test; each run
 # boots it with --volatile=overlay, so nothing a run does reaches the cache. Every failed check
@@ -16,6 +18,7 @@ arch=$(dpkg --print-architecture)
 deb=${1:-dist/intrapush_${version}_${arch}.deb}
 release=${2:-bookworm}
 notifier_deb=${3:-dist/intrapush-notifier_${version}_${arch}.deb}
+previous_deb=${4:-}
 devserver=${DEVSERVER:-.build/release/intrapush-devserver}
 cache=$here/.build/system-test
 # The cached root is rebuilt when this list changes.
@@ -31,6 +34,7 @@ fi
 
 source packaging/tests/system-test-lib.sh
 source packaging/tests/system-test-gate.sh
+source packaging/tests/system-test-upgrade.sh
 
 started=$(date +%s.%N)
 root=$cache/$release-$(printf '%s' "$include" | md5sum | cut -c1-8)
@@ -50,6 +54,7 @@ trap cleanup EXIT
 mkdir -p "$scratch/test"
 cp "$deb" "$scratch/test/intrapush.deb"
 [[ -f $notifier_deb ]] && cp "$notifier_deb" "$scratch/test/intrapush-notifier.deb"
+[[ -n $previous_deb && -f $previous_deb ]] && cp "$previous_deb" "$scratch/test/intrapush-previous.deb"
 next_version="${version}+systemtest1"
 dpkg-deb -R "$deb" "$scratch/next"
 sed -i "s/^Version: .*/Version: $next_version/" "$scratch/next/DEBIAN/control"
@@ -317,6 +322,13 @@ await 100 "the unit to fail" unit_is failed
 check "install after purge, token only: exit 78, no connection to a placeholder" \
     test "$(unit_property ExecMainStatus)/$(server_stat connections_open)" = "78/0"
 check "install after purge, token only: the journal names host" journal_has "host: required"
+
+# --- upgrade from the release before ---------------------------------------------------------------
+if [[ -f $scratch/test/intrapush-previous.deb ]]; then
+    upgrade_from_previous_checks
+else
+    echo "skip  upgrade from the release before: no package of it (scripts/previous_deb.sh builds it; .ci/run does)"
+fi
 
 echo
 echo "system-test: $(elapsed "$started") s in all"

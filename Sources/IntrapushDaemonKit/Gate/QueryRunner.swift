@@ -12,10 +12,14 @@ import NIOPosix
 /// more waiting; past that a user is told to wait. Name look-ups (NSS) run here too.
 final class QueryRunner: @unchecked Sendable {
     struct Busy: Error {}
+    /// A few milliseconds of a search per piece.
+    static let idsPerScanPiece: Int64 = 32768
 
     let databasePath: String
     let eventLoop: any EventLoop
     let maximumWaiting: Int
+    /// Between the pieces of a scan, with no snapshot held.
+    let betweenScanPieces: @Sendable () -> Void
     private let pool = NIOThreadPool(numberOfThreads: 1)
     /// Used on the pool's thread only.
     private var reader: NotificationReader?
@@ -24,10 +28,11 @@ final class QueryRunner: @unchecked Sendable {
     private var running: Set<UInt32> = []
     private var waiting: [UInt32: [() -> Void]] = [:]
 
-    init(databasePath: String, eventLoop: any EventLoop, maximumWaiting: Int) {
+    init(databasePath: String, eventLoop: any EventLoop, maximumWaiting: Int, betweenScanPieces: @escaping @Sendable () -> Void) {
         self.databasePath = databasePath
         self.eventLoop = eventLoop
         self.maximumWaiting = maximumWaiting
+        self.betweenScanPieces = betweenScanPieces
         pool.start()
     }
 
@@ -92,6 +97,7 @@ final class QueryRunner: @unchecked Sendable {
         // The parallel scan would start threads of libdispatch's pool in the daemon and take
         // every core; here a search runs on this one thread.
         opened.parallelScanThreshold = .max
+        opened.scanPieces = ScanPieces(ids: Self.idsPerScanPiece, between: betweenScanPieces)
         reader = opened
         return opened
     }

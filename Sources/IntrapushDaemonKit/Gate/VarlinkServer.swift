@@ -34,7 +34,9 @@ package final class VarlinkServer: Service, Sendable {
             throw ControlSocketInUse(path: path)
         }
         let eventLoop = outbox.eventLoop
-        let queries = QueryRunner(databasePath: databasePath, eventLoop: eventLoop, maximumWaiting: limits.maximumWaitingQueries)
+        let queries = QueryRunner(
+            databasePath: databasePath, eventLoop: eventLoop, maximumWaiting: limits.maximumWaitingQueries,
+            betweenScanPieces: { storeWorker.waitForHeldBackCheckpoint(atMost: 0.05) })
         let gate = Gate(limits: limits, outbox: outbox, queries: queries, policy: policy, liveState: liveState, logger: logger)
         storeWorker.observeCommits { eventLoop.execute { gate.subscriptions.committed() } }
         let admission = GateAdmission(limits: limits, eventLoop: eventLoop)

@@ -20,6 +20,9 @@ package final class Checkpointer: Sendable {
     private let connection: UncheckedConnection
     private let isQueued = NIOLockedValueBox(false)
     private let completed = NIOLockedValueBox(0)
+    /// Whether the last checkpoint stopped short of the WAL's end: a reader still used the
+    /// frames past where it stopped, and until one finishes the WAL cannot start over.
+    private let isHeldBack = ConditionLock(value: false)
 
     /// Opens a second connection to the database at `path`, which must exist and be in WAL mode.
     package init(path: String) throws {
@@ -36,6 +39,23 @@ package final class Checkpointer: Sendable {
     /// Called after each commit with the WAL's length; queues at most one checkpoint at a time.
     package func walGrew(toPages pages: Int) {
         guard pages >= Self.walPagesThreshold else { return }
+        queue()
+    }
+
+    /// For a long reader that has just let its snapshot go: when the last checkpoint was held
+    /// back by readers, waits (at most `seconds`) for the next one, which the next commit queues,
+    /// so that the WAL is copied back and can start over before the reader takes a snapshot
+    /// again. When no commit comes in that time the writer is idle: one is queued then.
+    package func waitForHeldBackCheckpoint(atMost seconds: Double) {
+        guard isHeldBack.value else { return }
+        if isHeldBack.lock(whenValue: false, timeoutSeconds: seconds) {
+            isHeldBack.unlock()
+        } else {
+            queue()
+        }
+    }
+
+    private func queue() {
         let wasQueued = isQueued.withLockedValue { queued in
             defer { queued = true }
             return queued
@@ -44,12 +64,15 @@ package final class Checkpointer: Sendable {
         let connection = self.connection
         let isQueued = self.isQueued
         let completed = self.completed
+        let isHeldBack = self.isHeldBack
         pool.submit { state in
             // Cleared first: growth reported while this one runs queues the next.
             isQueued.withLockedValue { $0 = false }
             guard case .active = state else { return }
-            _ = try? connection.value.checkpointPassively()
+            let result = try? connection.value.checkpointPassively()
             completed.withLockedValue { $0 += 1 }
+            isHeldBack.lock()
+            isHeldBack.unlock(withValue: result.map { $0.checkpointed < $0.walFrames } ?? false)
         }
     }
 

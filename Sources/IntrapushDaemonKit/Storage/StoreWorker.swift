@@ -41,6 +41,12 @@ package final class StoreWorker: PushCommitter, Sendable {
         self.pool = StoreThread()
     }
 
+    /// Between the pieces of a long read elsewhere (the local API's searches): waits, at most
+    /// `seconds`, for a checkpoint that readers held back to finish.
+    func waitForHeldBackCheckpoint(atMost seconds: Double) {
+        checkpointer?.waitForHeldBackCheckpoint(atMost: seconds)
+    }
+
     package func commit(_ pushes: [Push], on eventLoop: any EventLoop) -> EventLoopFuture<[StoreOutcome]> {
         let store = self.store
         let liveState = self.liveState

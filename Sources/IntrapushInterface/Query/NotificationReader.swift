@@ -19,6 +19,8 @@ package final class NotificationReader {
     /// Below this many ids a parallel `--grep` scan costs more than it saves (tests lower it).
     /// `.max` keeps every scan on the calling thread (the daemon's query thread).
     package var parallelScanThreshold: Int64 = 100_000
+    /// Set in the daemon: scans read in pieces instead (see `ScanPieces`).
+    package var scanPieces: ScanPieces?
 
     /// Before a full scan (`--grep` over a large table): reading mapped pages instead of copying
     /// each with pread(2) makes the scan faster, but mapping and unmapping the file costs
@@ -32,10 +34,16 @@ package final class NotificationReader {
 
     /// Calls `body` with each selected notification, in the query's order, without holding them all.
     package func forEach(_ query: NotificationQuery, _ body: (NotificationRecord) throws -> Void) throws {
+        if try piecewiseRecords(query, body) { return }
         if let records = try parallelRecords(query) {
             for record in records { try body(record) }
             return
         }
+        try plainForEach(query, body)
+    }
+
+    /// One statement over the whole selection.
+    func plainForEach(_ query: NotificationQuery, _ body: (NotificationRecord) throws -> Void) throws {
         try mapFileForScan(query)
         let (sql, values) = query.selectSQL(schemaVersion: try database.schemaVersion())
         let statement = try connection.prepare(sql)
@@ -43,6 +51,12 @@ package final class NotificationReader {
         while try statement.step() {
             try body(NotificationRecord(row: statement))
         }
+    }
+
+    func plainRecords(_ query: NotificationQuery) throws -> [NotificationRecord] {
+        var records: [NotificationRecord] = []
+        try plainForEach(query) { records.append($0) }
+        return records
     }
 
     package func records(_ query: NotificationQuery) throws -> [NotificationRecord] {
@@ -62,7 +76,13 @@ package final class NotificationReader {
                 return try countUnread()
             }
         }
+        if let count = try piecewiseCount(query) { return count }
         if let count = try parallelCount(query) { return count }
+        return try plainCount(query)
+    }
+
+    /// One statement counting the whole selection.
+    func plainCount(_ query: NotificationQuery) throws -> Int64 {
         try mapFileForScan(query)
         let (filter, values) = query.filter(schemaVersion: try database.schemaVersion())
         return try integer("SELECT count(*) FROM notifications" + filter, values)

@@ -90,6 +90,29 @@ import Testing
         #expect(try parallel.parallelCount(counted) != nil)
     }
 
+    /// The daemon's scans: the same rows as one statement, and no snapshot held between pieces,
+    /// so that a checkpoint can copy the whole WAL back and start it over there.
+    @Test("a grep read in pieces returns what one statement does, and lets the WAL go between pieces")
+    func piecewiseScan() throws {
+        let fixture = try QueryFixture(count: 200)
+        let plain = try fixture.reader()
+        plain.parallelScanThreshold = .max
+        let pauses = try PauseLog(path: fixture.path)
+        let pieces = try fixture.reader()
+        pieces.scanPieces = ScanPieces(ids: 16) { pauses.paused() }
+        for order in [NotificationQuery.Order.newestFirst, .newestFirstReversed, .oldestFirst] {
+            for limit in [25, nil] {
+                let query = NotificationQuery(unreadOnly: true, text: TextMatch("body of 1"), limit: limit, order: order)
+                let expected = try plain.records(query).map(\.id)
+                #expect(try pieces.records(query).map(\.id) == expected, "\(order), limit \(String(describing: limit))")
+            }
+        }
+        let counted = NotificationQuery(text: TextMatch("body of 1"))
+        #expect(try pieces.count(counted) == plain.count(counted))
+        #expect(pauses.count > 10, "the scans were read in pieces")
+        #expect(pauses.busy == ["0"], "no snapshot held between pieces: \(pauses.busy)")
+    }
+
     /// show and follow's reads.
     @Test("one by id, the ones after an id, the latest id")
     func lookups() throws {
@@ -113,5 +136,26 @@ import Testing
         #expect(throws: UninitializedDatabaseError.self) { _ = try NotificationReader(path: empty) }
         let failure = CommandFailure.database(SchemaVersionError(databaseVersion: 99, supportedVersion: 2), path: "x")
         #expect(failure.exitStatus == 65)
+    }
+}
+
+/// What a piecewise scan's pauses found: whether the WAL could start over in each.
+private final class PauseLog: @unchecked Sendable {
+    private let writer: SQLiteConnection
+    private(set) var count = 0
+    private(set) var busy: Set<String> = []
+
+    init(path: String) throws {
+        writer = try SQLiteConnection(path: path)
+        try writer.execute("CREATE TABLE elsewhere (x)")
+        // Frames in the WAL, so that the first piece's snapshot uses it.
+        try writer.execute("INSERT INTO elsewhere VALUES (1)")
+    }
+
+    func paused() {
+        count += 1
+        // Restarting the WAL waits for every reader that still uses it: busy (1) if one does.
+        busy.insert((try? writer.text("PRAGMA wal_checkpoint(TRUNCATE)")) ?? "error")
+        try? writer.execute("INSERT INTO elsewhere VALUES (1)")
     }
 }
