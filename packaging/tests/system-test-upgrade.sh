@@ -24,10 +24,16 @@ upgrade_from_previous_checks() {
         test "$(inside dpkg-query -W -f '${Version}' intrapush)" = "$previous_version"
 
     running=$(unit_property MainPID)
-    inside apt-get install -y -q /mnt/test/intrapush.deb >/dev/null 2>&1 </dev/null || fail "apt-get install (upgrade from $previous_version)"
+    # The shipped configuration changed since 0.3 and the administrator edited theirs: unattended,
+    # as unattended-upgrades does, theirs is kept and the new one set beside it.
+    output=$(inside env DEBIAN_FRONTEND=noninteractive apt-get install -y -q \
+        -o Dpkg::Options::=--force-confdef -o Dpkg::Options::=--force-confold /mnt/test/intrapush.deb 2>&1 </dev/null) ||
+        fail "apt-get install (upgrade from $previous_version): $(tail -15 <<<"$output")"
     await 200 "upgrade from $previous_version: the daemon restarted" restarted_since "$running"
     await 200 "upgrade from $previous_version: connected again" connected
     check "upgrade from $previous_version: $version installed" test "$(inside dpkg-query -W -f '${Version}' intrapush)" = "$version"
+    check "upgrade from $previous_version: the edited configuration kept, the new one beside it" \
+        test -f "$(ct_path /etc/intrapush/intrapush.conf.dpkg-dist)" -a "$(grep -c '^host *=' "$(ct_path /etc/intrapush/intrapush.conf)")" = 1
     check "upgrade from $previous_version: every notification kept (root counts 4)" test "$(inside intrapush count)" = 4
     check "upgrade from $previous_version: the database is 0640 intrapush:intrapush-admin, its directory 0751" \
         test "$(inside stat -c %a:%U:%G /var/lib/intrapush/notifications.sqlite3)/$(inside stat -c %a /var/lib/intrapush)" = 640:intrapush:intrapush-admin/751
