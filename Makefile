@@ -109,7 +109,7 @@ fuzz:
 fuzz-smoke:
 	Fuzz/run.sh 8
 
-# The folders of every target form a tree (ARCHITECTURE.md): no two use each other.
+# The folders of every target keep the layers ARCHITECTURE.md declares: no two use each other.
 architecture:
 	python3 scripts/folder_graph.py
 

@@ -56,7 +56,7 @@ extension PushConnectionHandler {
             perform(machine.connectionFailed(.deadPeer), context: context)
         case .closeUnverifiedConnection:
             let timeout = liveness?.verificationTimeout ?? ConnectionLiveness.defaultVerificationTimeout
-            logger.warning("no answer to the ping within \(StatusLine.format(timeout)): dropping the connection")
+            logger.warning("no answer to the ping within \(timeout.roundedText): dropping the connection")
             perform(machine.connectionFailed(.deadPeer), context: context)
         }
     }

@@ -1,3 +1,5 @@
+import IntrapushSupport
+
 /// Why a connection attempt failed or an open connection ended.
 package enum DisconnectReason: Sendable, Equatable, CustomStringConvertible {
     /// TCP connect refused, DNS failure, TLS failure and other errors before the upgrade.
@@ -56,7 +58,7 @@ package enum DisconnectReason: Sendable, Equatable, CustomStringConvertible {
         case .handshakeRejected(let status): return "upgrade refused with HTTP \(status)"
         case .proxy(let detail): return detail
         case .serverIdentityRefused(let detail): return detail
-        case .serverAskedToWait(let wait, let origin): return "server asked to wait \(StatusLine.format(wait)) (\(origin))"
+        case .serverAskedToWait(let wait, let origin): return "server asked to wait \(wait.roundedText) (\(origin))"
         case .clientCertificateRefused(sent: false):
             return "the server requires a client certificate; set tls_cert_file and tls_key_file"
         case .clientCertificateRefused(sent: true):

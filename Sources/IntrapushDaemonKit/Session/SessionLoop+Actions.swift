@@ -111,9 +111,9 @@ extension SessionLoop {
         let next = configuration.hosts.count > 1 ? " to \(currentEndpoint.redactedURL)" : ""
         setStatus(StatusLine.reconnecting(in: delay, attempt: attempt, reason: reason) + next)
         if reason.isTokenRejection {
-            logger.error("\(reason); retrying in \(StatusLine.format(delay))\(next)")
+            logger.error("\(reason); retrying in \(delay.roundedText)\(next)")
         } else {
-            logger.info("reconnecting in \(StatusLine.format(delay)) (attempt \(attempt))\(next)")
+            logger.info("reconnecting in \(delay.roundedText) (attempt \(attempt))\(next)")
         }
         persist { state in
             state.connectedSince = nil

@@ -1,3 +1,5 @@
+import IntrapushSupport
+
 /// Feeding systemd's watchdog on the loop's turns (see `WatchdogSchedule`).
 extension SessionLoop {
     /// After every event the loop handled: what rides on the loop's turns instead of timers
@@ -14,7 +16,7 @@ extension SessionLoop {
         guard schedule.isDue(at: now) else { return }
         if let stalled = service.storeWorker.stalledFor, stalled >= schedule.stallLimit {
             if !isWatchdogHungry {
-                logger.error("the database has not finished a write for \(StatusLine.format(stalled)); not feeding the watchdog, so systemd restarts the daemon if it stays stuck")
+                logger.error("the database has not finished a write for \(stalled.roundedText); not feeding the watchdog, so systemd restarts the daemon if it stays stuck")
             }
             isWatchdogHungry = true
         } else {

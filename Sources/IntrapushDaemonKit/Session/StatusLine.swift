@@ -29,18 +29,8 @@ package enum StatusLine {
 
     package static func reconnecting(in delay: Duration, attempt: Int, reason: DisconnectReason) -> String {
         if reason.isTokenRejection {
-            return "\(reason); retrying in \(format(delay)) (attempt \(attempt))"
+            return "\(reason); retrying in \(delay.roundedText) (attempt \(attempt))"
         }
-        return "reconnecting in \(format(delay)) (attempt \(attempt)): \(reason)"
-    }
-
-    /// Whole seconds for waits of a second or more, milliseconds below.
-    /// Integer arithmetic on the components: any `Duration` prints, none traps.
-    package static func format(_ duration: Duration) -> String {
-        let (seconds, attoseconds) = duration.components
-        guard seconds >= 1 else {
-            return "\(max(0, (attoseconds + 500_000_000_000_000) / 1_000_000_000_000_000))ms"
-        }
-        return "\(seconds &+ (attoseconds >= 500_000_000_000_000_000 ? 1 : 0))s"
+        return "reconnecting in \(delay.roundedText) (attempt \(attempt)): \(reason)"
     }
 }

@@ -1,6 +1,7 @@
 import Testing
 
 @testable import IntrapushDaemonKit
+import IntrapushSupport
 
 @Suite("The server's retry hint")
 struct RetryHintTests {
@@ -67,10 +68,10 @@ struct RetryHintTests {
 
     @Test("any wait prints, however long")
     func formatsAnyWait() {
-        #expect(StatusLine.format(.seconds(Int64.max)) == "\(Int64.max)s")
-        #expect(StatusLine.format(.milliseconds(1500)) == "2s")
-        #expect(StatusLine.format(.milliseconds(250)) == "250ms")
-        #expect(StatusLine.format(.zero) == "0ms")
+        #expect(Duration.seconds(Int64.max).roundedText == "\(Int64.max)s")
+        #expect(Duration.milliseconds(1500).roundedText == "2s")
+        #expect(Duration.milliseconds(250).roundedText == "250ms")
+        #expect(Duration.zero.roundedText == "0ms")
         #expect(Duration.seconds(Int64.max).milliseconds == .max)
         #expect(Duration.seconds(Int64.min).milliseconds == .min)
     }
