@@ -78,29 +78,26 @@ package struct SessionStateMachine<Random: RandomNumberGenerator>: Sendable wher
     package private(set) var isNetworkAvailable = true
     package private(set) var backoff: Backoff
     private var random: Random
-    /// How many servers `host` names; the first is the primary.
-    package private(set) var serverCount: Int
-    /// The server the open connection, the dial in progress or the next dial is to.
-    package private(set) var currentServer = 0
+    /// Which server, and when each may be dialled again.
+    package private(set) var rotation: ServerRotation
     /// While on a fallback, how often the primary is tried; `nil`: never.
     package private(set) var failbackInterval: Duration?
-    /// Per server: not before this instant (its retry hint, or its refusal of the token).
-    private var notBefore: [Instant?]
-    /// Since when the primary has not been reachable; `nil` while it is, or was never tried.
-    package private(set) var primaryUnreachableSince: Instant?
     /// A dial to the primary runs beside the connection to a fallback.
     package private(set) var isProbingPrimary = false
 
     package init(backoff: Backoff, random: Random, serverCount: Int = 1, failbackInterval: Duration? = nil) {
         self.backoff = backoff
         self.random = random
-        self.serverCount = max(1, serverCount)
+        self.rotation = ServerRotation(serverCount: serverCount)
         self.failbackInterval = failbackInterval
-        self.notBefore = Array(repeating: nil, count: max(1, serverCount))
     }
 
+    /// The server the open connection, the dial in progress or the next dial is to.
+    package var currentServer: Int { rotation.current }
+    package var serverCount: Int { rotation.serverCount }
     /// Connected, or dialling, to another server than the primary.
-    package var isOnFallback: Bool { currentServer != 0 }
+    package var isOnFallback: Bool { rotation.isOnFallback }
+    package var primaryUnreachableSince: Instant? { rotation.primaryUnreachableSince }
 
     package mutating func started() -> Action {
         guard state == .idle else { return .none }
@@ -113,11 +110,8 @@ package struct SessionStateMachine<Random: RandomNumberGenerator>: Sendable wher
         switch state {
         case .connecting:
             state = .connected(since: now)
-            notBefore[currentServer] = nil
-            if currentServer == 0 {
-                primaryUnreachableSince = nil
-                return .none
-            }
+            rotation.connected()
+            guard rotation.isOnFallback else { return .none }
             return failbackInterval.map { .scheduleFailback(after: $0) } ?? .none
         case .closing(let thenReconnect):
             // Shutdown or reload arrived while dialling: close what just opened.
@@ -166,7 +160,7 @@ package struct SessionStateMachine<Random: RandomNumberGenerator>: Sendable wher
 
     /// The failback timer ran out: try the primary beside the open connection.
     package mutating func failbackDue() -> Action {
-        guard case .connected = state, currentServer != 0, !isProbingPrimary, failbackInterval != nil else { return .none }
+        guard case .connected = state, rotation.isOnFallback, !isProbingPrimary, failbackInterval != nil else { return .none }
         isProbingPrimary = true
         return .probePrimary
     }
@@ -179,9 +173,7 @@ package struct SessionStateMachine<Random: RandomNumberGenerator>: Sendable wher
         case .connected, .waiting, .waitingForNetwork:
             // Also when the fallback was lost meanwhile: the primary is up, take it.
             state = .connected(since: now)
-            currentServer = 0
-            notBefore[0] = nil
-            primaryUnreachableSince = nil
+            rotation.returnedToPrimary()
             return .switchToPrimary
         case .idle, .connecting, .closing, .stopped:
             return .abandonProbe
@@ -193,8 +185,8 @@ package struct SessionStateMachine<Random: RandomNumberGenerator>: Sendable wher
     package mutating func primaryProbeFailed(_ reason: DisconnectReason, at now: Instant) -> Action {
         guard isProbingPrimary else { return .none }
         isProbingPrimary = false
-        if primaryUnreachableSince == nil { primaryUnreachableSince = now }
-        guard case .connected = state, currentServer != 0, let interval = failbackInterval else { return .none }
+        rotation.primaryFailed(at: now)
+        guard case .connected = state, rotation.isOnFallback, let interval = failbackInterval else { return .none }
         if let hint = reason.retryAfter {
             return .scheduleFailback(after: max(interval, backoff.delay(afterHint: hint, attempt: 1, using: &random)))
         }
@@ -229,12 +221,9 @@ package struct SessionStateMachine<Random: RandomNumberGenerator>: Sendable wher
     ) -> Action {
         if let backoff { self.backoff = backoff }
         if let failbackInterval { self.failbackInterval = failbackInterval }
-        if let serverCount, serverCount != self.serverCount {
+        if let serverCount, max(1, serverCount) != rotation.serverCount {
             // Another list of servers always reconnects (the shell compares them): from the primary.
-            self.serverCount = max(1, serverCount)
-            notBefore = Array(repeating: nil, count: self.serverCount)
-            currentServer = 0
-            primaryUnreachableSince = nil
+            rotation.restart(serverCount: serverCount)
         }
         if requiresReconnect { isProbingPrimary = false }
         switch state {
@@ -351,7 +340,7 @@ package struct SessionStateMachine<Random: RandomNumberGenerator>: Sendable wher
     private mutating func scheduleRetry(after reason: DisconnectReason, at now: Instant) -> Action {
         consecutiveFailures += 1
         lastFailure = reason
-        if currentServer == 0, primaryUnreachableSince == nil { primaryUnreachableSince = now }
+        rotation.failed(at: now)
         // The failure counts, but without a route a timer would only end in another failure.
         guard isNetworkAvailable else { return holdForNetwork() }
         state = .waiting(attempt: consecutiveFailures)
@@ -363,22 +352,12 @@ package struct SessionStateMachine<Random: RandomNumberGenerator>: Sendable wher
         } else {
             heldBack = nil
         }
-        guard serverCount > 1 else {
-            let delay = heldBack ?? backoff.delay(forAttempt: consecutiveFailures, using: &random)
-            return .scheduleReconnect(after: delay, attempt: consecutiveFailures, reason: reason)
-        }
-        // What this server asked for holds back this server only; the next one is tried after the
-        // usual backoff, so that a fleet leaving a dead server arrives at the next one spread out.
-        notBefore[currentServer] = heldBack.map { now + $0 }
-        var delay = backoff.delay(forAttempt: consecutiveFailures, using: &random)
-        let order = (1...serverCount).map { (currentServer + $0) % serverCount }
-        let ready = order.first { notBefore[$0].map { $0 <= now + delay } ?? true }
-        if let ready {
-            currentServer = ready
-        } else if let earliest = order.min(by: { notBefore[$0]! < notBefore[$1]! }) {
-            currentServer = earliest
-            delay = max(delay, now.duration(to: notBefore[earliest]!))
-        }
+        // With one server a wait it asked for replaces the backoff; with more, the next one is
+        // tried after the usual backoff, so that a fleet leaving a dead server arrives at the next
+        // one spread out.
+        let jittered = rotation.serverCount > 1 || heldBack == nil
+            ? backoff.delay(forAttempt: consecutiveFailures, using: &random) : nil
+        let delay = rotation.next(at: now, heldBack: heldBack, backoffDelay: jittered)
         return .scheduleReconnect(after: delay, attempt: consecutiveFailures, reason: reason)
     }
 
@@ -388,7 +367,7 @@ package struct SessionStateMachine<Random: RandomNumberGenerator>: Sendable wher
             return .stop
         }
         consecutiveFailures = 0
-        currentServer = 0  // new settings start from the primary
+        rotation.restart()  // new settings start from the primary
         guard isNetworkAvailable else { return holdForNetwork() }
         state = .connecting
         return .connect
