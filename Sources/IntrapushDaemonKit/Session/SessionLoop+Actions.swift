@@ -38,6 +38,7 @@ extension SessionLoop {
 
     private mutating func dial(tasks: inout DiscardingTaskGroup) {
         generation += 1
+        waitTimer?.cancel()  // dialling now, whatever the backoff said
         promotedProbe = nil
         let dialGeneration = generation
         let configuration = self.configuration
@@ -105,8 +106,7 @@ extension SessionLoop {
     private mutating func scheduleReconnect(
         after delay: Duration, attempt: Int, reason: DisconnectReason, tasks: inout DiscardingTaskGroup
     ) {
-        generation += 1
-        let timerGeneration = generation
+        generation += 1  // the failed or lost dial's late events are void from here
         let retryAt = WallClock.nowMilliseconds() &+ delay.milliseconds
         let next = configuration.hosts.count > 1 ? " to \(currentEndpoint.redactedURL)" : ""
         setStatus(StatusLine.reconnecting(in: delay, attempt: attempt, reason: reason) + next)
@@ -122,22 +122,14 @@ extension SessionLoop {
             state.lastError = reason.description
             state.primaryUnreachableSince = primaryUnreachableSinceMilliseconds
         }
-        let service = self.service
-        tasks.addTask {
-            do {
-                try await service.clock.sleep(for: delay)
-                service.send(.reconnectDelayElapsed(generation: timerGeneration))
-            } catch {
-                // Cancelled: the service is stopping.
-            }
-        }
+        waitTimer?.cancel()
+        waitTimer = schedule(.reconnect, after: delay, tasks: &tasks)
     }
 
     /// No route to the server: no dial until the network monitor reports one (or the periodic
     /// look finds one). Renewed every `reconnect_max`, which keeps the live state fresh.
     private mutating func waitForNetwork(attempt: Int, lastFailure: DisconnectReason?, tasks: inout DiscardingTaskGroup) {
-        generation += 1  // a pending reconnect timer is void: the network decides now
-        let timerGeneration = generation
+        generation += 1
         let text = StatusLine.waitingForNetwork(to: configuration)
         if text != status { logger.notice("no route to \(configuration.host): waiting for network") }
         setStatus(text)
@@ -147,16 +139,9 @@ extension SessionLoop {
             state.nextAttemptAt = nil
             if let lastFailure { state.lastError = lastFailure.description }
         }
-        let service = self.service
-        let interval = configuration.reconnectMax
-        tasks.addTask {
-            do {
-                try await service.clock.sleep(for: interval)
-                service.send(.networkRecheckDue(generation: timerGeneration))
-            } catch {
-                // Cancelled: the service is stopping.
-            }
-        }
+        // A pending reconnect timer is void: the network decides now.
+        waitTimer?.cancel()
+        waitTimer = schedule(.networkRecheck, after: configuration.reconnectMax, tasks: &tasks)
     }
 
     mutating func reload(tasks: inout DiscardingTaskGroup) {

@@ -24,17 +24,8 @@ extension SessionLoop {
     }
 
     mutating func scheduleFailback(after delay: Duration, tasks: inout DiscardingTaskGroup) {
-        failbackTimer += 1
-        let timer = failbackTimer
-        let service = self.service
-        tasks.addTask {
-            do {
-                try await service.clock.sleep(for: delay)
-                service.send(.failbackDue(timer: timer))
-            } catch {
-                // Cancelled: the service is stopping.
-            }
-        }
+        failbackTimer?.cancel()
+        failbackTimer = schedule(.failback, after: delay, tasks: &tasks)
     }
 
     /// Dials the primary beside the open connection. Its pushes are stored and acknowledged as
@@ -67,6 +58,7 @@ extension SessionLoop {
         let old = channel
         drainingGeneration = old == nil ? nil : generation
         generation += 1
+        waitTimer?.cancel()
         promotedProbe = id
         probe = nil
         channel = newChannel

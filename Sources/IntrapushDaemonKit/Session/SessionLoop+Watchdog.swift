@@ -26,15 +26,6 @@ extension SessionLoop {
         }
         let heartbeats = channel == nil ? nil : configuration.heartbeatInterval
         guard schedule.armsFallback(heartbeatInterval: heartbeats) else { return }
-        let service = self.service
-        let delay = schedule.fallbackDelay
-        tasks.addTask {
-            do {
-                try await service.clock.sleep(for: delay)
-                service.send(.watchdogFallbackDue)
-            } catch {
-                // Cancelled: the service is stopping.
-            }
-        }
+        self.schedule(.watchdogFallback, after: schedule.fallbackDelay, tasks: &tasks)
     }
 }

@@ -22,7 +22,9 @@ struct SessionLoop {
     var promotedProbe: Int?
     /// The fallback's connection being drained and closed after the switch to the primary.
     var drainingGeneration: Int?
-    var failbackTimer = 0
+    /// The disconnected session's one timer: the backoff's, or the next look for a route.
+    var waitTimer: SessionTimer?
+    var failbackTimer: SessionTimer?
     /// The netlink monitor runs: route checks are worth making.
     var isNetworkMonitored = false
     /// When the counts in `STATUS=` are shown again; the counts themselves are the live state's.
@@ -84,8 +86,6 @@ struct SessionLoop {
             if case .batchAcknowledged(let count) = connectionEvent {
                 service.storeWorker.amendLiveState { $0.ackedTotal += Int64(count) }
             }
-        case .failbackDue(let timer) where timer == failbackTimer:
-            perform(machine.failbackDue(), tasks: &tasks)
         case .probeSucceeded(let channel, let probe) where probe == self.probe?.id:
             probeSucceeded(channel)
         case .probeSucceeded(let channel, _):
@@ -96,13 +96,10 @@ struct SessionLoop {
             perform(machine.primaryProbeFailed(reason, at: .now), tasks: &tasks)
             let since = primaryUnreachableSinceMilliseconds
             persist(writing: false) { $0.primaryUnreachableSince = since }
-        case .reconnectDelayElapsed(let timer) where timer == generation:
-            checkRoute(tasks: &tasks)
-            perform(machine.reconnectDelayElapsed(), tasks: &tasks)
+        case .timerFired(let timer) where !timer.isCancelled:
+            timerFired(timer.due, tasks: &tasks)
         case .networkChanged(let change):
             networkChanged(change, tasks: &tasks)
-        case .networkRecheckDue(let timer) where timer == generation:
-            recheckNetwork(tasks: &tasks)
         case .shutdownRequested:
             service.notifier.stopping()
             logger.info("stopping")
@@ -111,12 +108,24 @@ struct SessionLoop {
             perform(machine.shutdownRequested(), tasks: &tasks)
         case .reloadRequested:
             reload(tasks: &tasks)
-        case .statusRenewalDue:
-            if statusRenewal.renewalDue(at: .now) == .renewNow, channel != nil { setStatus(connectedStatus) }
-        case .watchdogFallbackDue:
-            watchdog?.fallbackFired()  // the turn itself is what counts (`loopTurned`)
         default:
-            break  // an event of a superseded connection or timer
+            break  // an event of a superseded connection, or of a cancelled timer
+        }
+    }
+
+    private mutating func timerFired(_ due: SessionTimer.Due, tasks: inout DiscardingTaskGroup) {
+        switch due {
+        case .reconnect:
+            checkRoute(tasks: &tasks)
+            perform(machine.reconnectDelayElapsed(), tasks: &tasks)
+        case .networkRecheck:
+            recheckNetwork(tasks: &tasks)
+        case .failback:
+            perform(machine.failbackDue(), tasks: &tasks)
+        case .statusRenewal:
+            if statusRenewal.renewalDue(at: .now) == .renewNow, channel != nil { setStatus(connectedStatus) }
+        case .watchdogFallback:
+            watchdog?.fallbackFired()  // the turn itself is what counts (`loopTurned`)
         }
     }
 
@@ -168,16 +177,7 @@ struct SessionLoop {
         case .renewNow:
             setStatus(connectedStatus)
         case .renewAt(let instant):
-            let service = self.service
-            let delay = now.duration(to: instant)
-            tasks.addTask {
-                do {
-                    try await service.clock.sleep(for: delay)
-                    service.send(.statusRenewalDue)
-                } catch {
-                    // Cancelled: the service is stopping.
-                }
-            }
+            schedule(.statusRenewal, after: now.duration(to: instant), tasks: &tasks)
         case .wait:
             break
         }

@@ -8,24 +8,17 @@ import ServiceLifecycle
 /// closes with 1000 on graceful shutdown. All decisions come from `SessionStateMachine`; this
 /// service performs them, one event at a time, from a single loop.
 package final class SessionService: Service, Sendable {
-    /// Everything the loop reacts to; `generation` discards events of a superseded dial or timer.
+    /// Everything the loop reacts to; `generation` discards events of a superseded dial.
     enum Event: Sendable {
         case dialSucceeded(any Channel, generation: Int)
         case dialFailed(DisconnectReason, generation: Int)
         case connection(ConnectionEvent, generation: Int)
-        case reconnectDelayElapsed(generation: Int)
         /// The netlink monitor saw the network change (sent from the monitor's thread).
         case networkChanged(NetworkChange)
-        /// Time to look for a route again while waiting for the network.
-        case networkRecheckDue(generation: Int)
         case shutdownRequested
         case reloadRequested
-        /// The second after a change of the counts is over: show them (`StatusRenewal`).
-        case statusRenewalDue
-        /// A turn of the loop for the watchdog when no heartbeat is due to make one.
-        case watchdogFallbackDue
-        /// On a fallback server: time to try the primary (`failback_interval`).
-        case failbackDue(timer: Int)
+        /// A timer of the loop ran out (`SessionTimer`); void when it was cancelled.
+        case timerFired(SessionTimer)
         /// The dial to the primary beside a fallback's connection (`probe` numbers them).
         case probeSucceeded(any Channel, probe: Int)
         case probeFailed(DisconnectReason, probe: Int)
