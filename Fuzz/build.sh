@@ -20,12 +20,12 @@ sources=(
     Sources/IntrapushNotifier/Desktop/DesktopNotification.swift
     Sources/IntrapushNotifier/Desktop/NotificationContent.swift
     Sources/IntrapushStore/Outbox/OutboxMessage.swift
-    Sources/IntrapushConfiguration/FlatTOML*.swift
-    Sources/IntrapushConfiguration/ConfigurationKey.swift
-    Sources/IntrapushConfiguration/DurationParser.swift
-    Sources/IntrapushConfiguration/HostAndPort.swift
-    Sources/IntrapushConfiguration/HTTPProxy.swift
-    Sources/IntrapushConfiguration/Secret.swift
+    Sources/IntrapushConfiguration/TOML/*.swift
+    Sources/IntrapushConfiguration/Loading/ConfigurationKey.swift
+    Sources/IntrapushConfiguration/Values/DurationParser.swift
+    Sources/IntrapushConfiguration/Values/HostAndPort.swift
+    Sources/IntrapushConfiguration/Values/HTTPProxy.swift
+    Sources/IntrapushConfiguration/Values/Secret.swift
     Sources/IntrapushConfiguration/HookCommandLine/*.swift
     Sources/IntrapushDaemonKit/Push/PushDecoder.swift
     Sources/IntrapushDaemonKit/Reconnect/RetryHint.swift

@@ -3,9 +3,8 @@ import Glibc
 #endif
 import IntrapushConfiguration
 
-/// Finds the database the way the daemon does: `--database`, else `INTRAPUSH_DATABASE`, else the
-/// `database` key of the configuration file (`--config`, `INTRAPUSH_CONFIG`, the default path),
-/// else the default. Only the database key is validated; the token is never read.
+/// Finds the database the way the daemon does (`ConfigurationLoader.locateDatabase`), in the
+/// CLI's words when it cannot.
 package struct DatabaseLocator: Sendable {
     let environment: [String: String]
     let defaultConfigurationFile: String
@@ -18,24 +17,14 @@ package struct DatabaseLocator: Sendable {
         self.defaultConfigurationFile = defaultConfigurationFile
     }
 
-    /// Where the database is, and what else the configuration says.
-    package struct Location: Sendable {
-        package var path: String
-        /// `nil` when `--database` or `INTRAPUSH_DATABASE` made reading the file unnecessary.
-        package var configuration: Configuration?
-        /// Worth showing: an unreadable default configuration file, say.
-        package var warnings: [String]
-    }
+    /// Where the database is, and what else the configuration says (the rule is
+    /// `ConfigurationLoader.locateDatabase`'s, shared with the desktop agent).
+    package typealias Location = DatabaseLocation
 
     package func locate(database: String?, configurationFile: String?) throws(CommandFailure) -> Location {
-        if let database, !database.isEmpty { return Location(path: database, configuration: nil, warnings: []) }
-        if let database = environment["INTRAPUSH_DATABASE"], !database.isEmpty, configurationFile == nil {
-            return Location(path: database, configuration: nil, warnings: [])
-        }
         let loader = ConfigurationLoader(environment: environment, defaultFile: defaultConfigurationFile)
         do {
-            let loaded = try loader.load(explicitPath: configurationFile, purpose: .databaseOnly)
-            return Location(path: loaded.configuration.database, configuration: loaded.configuration, warnings: loaded.warnings)
+            return try loader.locateDatabase(database, configurationFile: configurationFile)
         } catch {
             let problems = error.problems.map { "\($0)" }.joined(separator: "; ")
             throw CommandFailure(.configuration, "the configuration is not usable: \(problems)")

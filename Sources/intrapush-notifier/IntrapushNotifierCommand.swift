@@ -86,13 +86,11 @@ struct IntrapushNotifierCommand: ParsableCommand {
         }
     }
 
-    /// As intrapushd finds it: --database, $INTRAPUSH_DATABASE, the configuration's key, the default.
+    /// As intrapushd finds it (`ConfigurationLoader.locateDatabase`, the CLI's rule too).
     private func locateDatabase(environment: [String: String]) -> String {
-        if let database, !database.isEmpty { return database }
-        if config == nil, let database = environment["INTRAPUSH_DATABASE"], !database.isEmpty { return database }
         let loader = ConfigurationLoader(environment: environment, defaultFile: Configuration.Defaults.configurationFile)
         do {
-            return try loader.load(explicitPath: config, purpose: .databaseOnly).configuration.database
+            return try loader.locateDatabase(database, configurationFile: config).path
         } catch {
             fail(78, "the configuration is not usable: " + error.problems.map { "\($0)" }.joined(separator: "; "))
         }
