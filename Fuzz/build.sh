@@ -33,9 +33,9 @@ sources=(
     Sources/IntrapushInterface/Varlink/VarlinkCall.swift
     Sources/IntrapushInterface/Varlink/VarlinkReply.swift
     Sources/IntrapushInterface/Follow/InotifyEventScanner.swift
-    Sources/IntrapushDaemonKit/Connection/ProxyResponseHead.swift
-    Sources/IntrapushDaemonKit/Connection/ServerNameCheck.swift
-    Sources/IntrapushDaemonKit/Connection/SHA256.swift
+    Sources/IntrapushDaemonKit/Dialing/ProxyResponseHead.swift
+    Sources/IntrapushDaemonKit/Dialing/ServerNameCheck.swift
+    Sources/IntrapushDaemonKit/Dialing/SHA256.swift
     Sources/IntrapushDaemonKit/Network/NetlinkMessageParser.swift
     Sources/IntrapushDaemonKit/Network/NetlinkEvent.swift
     Fuzz/Harnesses/*.swift

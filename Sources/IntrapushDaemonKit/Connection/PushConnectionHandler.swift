@@ -10,6 +10,8 @@ import NIOWebSocket
 /// Confined to the channel's event loop. It turns frames, commit results and pipeline events
 /// into the machines' events and performs their actions; it decides nothing itself.
 final class PushConnectionHandler: ChannelInboundHandler, RemovableChannelHandler {
+    /// The most fragments one message may arrive in (the dialer's frame aggregator enforces it).
+    static let maximumFragments = 1024
     typealias InboundIn = WebSocketFrame
     typealias OutboundOut = WebSocketFrame
 
@@ -136,7 +138,7 @@ final class PushConnectionHandler: ChannelInboundHandler, RemovableChannelHandle
         case NIOWebSocketFrameAggregator.Error.accumulatedFrameSizeIsTooLarge:
             perform(machine.protocolErrorCaught(.messageTooLarge, closeCode: 1009), context: context)
         case NIOWebSocketFrameAggregator.Error.tooManyFragments, NIOWebSocketFrameAggregator.Error.nonFinalFragmentSizeIsTooSmall:
-            let detail = "the server split a message into more than \(WebSocketDialer.maximumFragments) fragments, or sent an empty one (closed with 1009)"
+            let detail = "the server split a message into more than \(Self.maximumFragments) fragments, or sent an empty one (closed with 1009)"
             perform(machine.protocolErrorCaught(.error(detail), closeCode: 1009), context: context)
         default:
             perform(machine.connectionFailed(.error(String(describing: error))), context: context)

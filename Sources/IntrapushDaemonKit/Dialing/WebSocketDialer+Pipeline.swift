@@ -15,15 +15,12 @@ enum UpgradeOutcome: Sendable {
 }
 
 extension WebSocketDialer {
-    /// The most fragments one message may arrive in.
-    static let maximumFragments = 1024
-
     /// Fragmented messages are joined, bounded by the same limit as a single frame and by a
     /// count: every fragment costs memory beyond its bytes, so a flood of tiny or empty
     /// fragments must end the message, not grow it.
     static func makeFrameAggregator(maxMessageSize: Int) -> NIOWebSocketFrameAggregator {
         NIOWebSocketFrameAggregator(
-            minNonFinalFragmentSize: 1, maxAccumulatedFrameCount: maximumFragments, maxAccumulatedFrameSize: maxMessageSize)
+            minNonFinalFragmentSize: 1, maxAccumulatedFrameCount: PushConnectionHandler.maximumFragments, maxAccumulatedFrameSize: maxMessageSize)
     }
 
     static func configurePipeline(
