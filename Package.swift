@@ -92,7 +92,6 @@ let package = Package(
                 "CLinux",
                 "IntrapushDaemonKit",
                 "IntrapushConfiguration",
-                "IntrapushStore",
                 "IntrapushSupport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]

@@ -1,8 +1,5 @@
 import ArgumentParser
 import CLinux
-import Logging
-import NIOPosix
-import ServiceLifecycle
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -64,12 +61,11 @@ struct Intrapushd: ParsableCommand {
         let daemon = Daemon(loaded: loaded, reload: { () throws(ConfigurationError) in
             try loader.load(explicitPath: explicitPath, purpose: .daemon)
         })
-        // One event loop thread carries the connection, and every task of the daemon runs there
-        // (EventLoopTaskExecutor says why); the store and the hooks have their own threads.
-        SignalListener.blockSignals()  // before any thread exists: all of them inherit the mask
-        let eventLoops = MultiThreadedEventLoopGroup(numberOfThreads: 1)
-        defer { try? eventLoops.syncShutdownGracefully() }
-        try runBlocking(on: eventLoops.next()) { try await daemon.run(on: eventLoops) }
+        do {
+            try daemon.runUntilStopped()
+        } catch let exit as DaemonExit {
+            throw ExitCode(exit.status)
+        }
     }
 }
 

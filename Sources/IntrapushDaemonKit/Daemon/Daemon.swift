@@ -1,4 +1,3 @@
-import ArgumentParser
 import Logging
 import NIOPosix
 import ServiceLifecycle
@@ -6,16 +5,37 @@ import ServiceLifecycle
 import Glibc
 #endif
 import IntrapushConfiguration
-import IntrapushDaemonKit
 import IntrapushStore
 import IntrapushSupport
 
-/// Wires the daemon's parts together: store thread, session, outbox, the local API, signals.
-struct Daemon {
+/// The daemon could not run: the exit status that says why (README "Exit statuses"); what
+/// happened is in the journal already.
+package struct DaemonExit: Error, Equatable {
+    package let status: Int32
+}
+
+/// Wires the daemon's parts together: store thread, session, outbox, the local API, metrics,
+/// signals; the executable only reads its command line and the configuration.
+package struct Daemon {
     let loaded: LoadedConfiguration
     let reload: @Sendable () throws(ConfigurationError) -> LoadedConfiguration
 
-    /// Runs until SIGTERM or SIGINT, as a task on `eventLoops`' thread (`Intrapushd.run`).
+    package init(loaded: LoadedConfiguration, reload: @escaping @Sendable () throws(ConfigurationError) -> LoadedConfiguration) {
+        self.loaded = loaded
+        self.reload = reload
+    }
+
+    /// Runs until SIGTERM or SIGINT, blocking the calling (main) thread. One event loop thread
+    /// carries the connection, and every task of the daemon runs there (EventLoopTaskExecutor
+    /// says why); the store and the hooks have their own threads.
+    package func runUntilStopped() throws {
+        SignalListener.blockSignals()  // before any thread exists: all of them inherit the mask
+        let eventLoops = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        defer { try? eventLoops.syncShutdownGracefully() }
+        try runBlocking(on: eventLoops.next()) { try await run(on: eventLoops) }
+    }
+
+    /// Runs until SIGTERM or SIGINT, as a task on `eventLoops`' thread.
     func run(on eventLoops: MultiThreadedEventLoopGroup) async throws {
         HeapPolicy.apply()
         let configuration = loaded.configuration
@@ -29,7 +49,7 @@ struct Daemon {
             store = try NotificationStore(path: configuration.database)
         } catch {
             logger.error("cannot open the database \(configuration.database): \(error)")
-            throw ExitCode(74)
+            throw DaemonExit(status: 74)
         }
         // Once, at start: an older file cannot shrink after pruning, and says how to convert it.
         if let notice = (try? store.autoVacuum())?.notice(databasePath: configuration.database) {
@@ -58,10 +78,10 @@ struct Daemon {
                 liveState: { storeWorker.currentLiveState }, logger: logger)
         } catch let error as ControlSocketInUse {
             logger.error("\(error)")
-            throw ExitCode(75)
+            throw DaemonExit(status: 75)
         } catch {
             logger.error("cannot listen on the local API's socket \(configuration.controlSocket): \(error)")
-            throw ExitCode(71)
+            throw DaemonExit(status: 71)
         }
         // A reload may change who may read; the groups are looked up again with it.
         let reload = self.reload
@@ -81,7 +101,7 @@ struct Daemon {
                 control.close()
                 outbox.stop()
                 await storeWorker.shutdown()
-                throw ExitCode(71)
+                throw DaemonExit(status: 71)
             }
         }
         let session = SessionService(

@@ -1,5 +1,4 @@
 import Dispatch
-import IntrapushDaemonKit
 import NIOCore
 import Synchronization
 
