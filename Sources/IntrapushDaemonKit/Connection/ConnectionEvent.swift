@@ -1,5 +1,5 @@
 /// What an open connection reports to the session loop.
-package enum ConnectionEvent: Sendable {
+enum ConnectionEvent: Sendable {
     /// The heartbeat text and a ping went out.
     case heartbeatSent(atMilliseconds: Int64)
     /// A batch of `count` pushes was committed and acknowledged.
@@ -9,10 +9,10 @@ package enum ConnectionEvent: Sendable {
 }
 
 /// Where a connection's events go; called on the connection's event loop, so it must not block.
-package struct ConnectionEventSink: Sendable {
+struct ConnectionEventSink: Sendable {
     private let deliver: @Sendable (ConnectionEvent) -> Void
 
-    package init(_ deliver: @escaping @Sendable (ConnectionEvent) -> Void) {
+    init(_ deliver: @escaping @Sendable (ConnectionEvent) -> Void) {
         self.deliver = deliver
     }
 

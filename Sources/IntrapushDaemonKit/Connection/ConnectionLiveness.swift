@@ -9,11 +9,11 @@
 /// `verificationTimeout`, a few seconds, rather than after the whole dead-peer timeout. Time the
 /// machine spent asleep does not count against the peer (it could not be heard meanwhile);
 /// the verification decides instead.
-package struct ConnectionLiveness: Sendable {
-    package typealias Instant = ContinuousClock.Instant
+struct ConnectionLiveness: Sendable {
+    typealias Instant = ContinuousClock.Instant
 
     /// What the connection must do after its timer fired.
-    package enum Action: Sendable, Equatable {
+    enum Action: Sendable, Equatable {
         /// Send the heartbeat text and a ping, then arm the timer for `wakeAt`.
         case sendHeartbeat(thenWakeAt: Instant)
         /// Send a ping to verify the connection, then arm the timer for `wakeAt`.
@@ -28,19 +28,19 @@ package struct ConnectionLiveness: Sendable {
 
     /// How long a verification waits for any frame: a few seconds, enough for a round trip
     /// over a slow link, far less than the default 30 s dead-peer timeout.
-    package static let defaultVerificationTimeout: Duration = .seconds(5)
+    static let defaultVerificationTimeout: Duration = .seconds(5)
 
-    package let heartbeatInterval: Duration
-    package let deadPeerTimeout: Duration
-    package let verificationTimeout: Duration
-    package private(set) var lastFrameReceivedAt: Instant
-    package private(set) var nextHeartbeatAt: Instant
-    package private(set) var heartbeatsSent = 0
+    let heartbeatInterval: Duration
+    let deadPeerTimeout: Duration
+    let verificationTimeout: Duration
+    private(set) var lastFrameReceivedAt: Instant
+    private(set) var nextHeartbeatAt: Instant
+    private(set) var heartbeatsSent = 0
     /// When the verification in progress started; nil when none is.
-    package private(set) var verifyingSince: Instant?
+    private(set) var verifyingSince: Instant?
 
     /// The connection opened at `openedAt`; returns when the timer must first fire.
-    package init(
+    init(
         heartbeatInterval: Duration, deadPeerTimeout: Duration, openedAt: Instant,
         verificationTimeout: Duration = ConnectionLiveness.defaultVerificationTimeout
     ) {
@@ -52,28 +52,28 @@ package struct ConnectionLiveness: Sendable {
     }
 
     /// The instant the timer must fire next.
-    package var nextWakeUp: Instant {
+    var nextWakeUp: Instant {
         let deadline = min(nextHeartbeatAt, lastFrameReceivedAt + deadPeerTimeout)
         guard let verifyingSince else { return deadline }
         return min(deadline, verifyingSince + verificationTimeout)
     }
 
     /// A frame of any kind (push, pong, echo, close) arrived.
-    package mutating func frameReceived(at now: Instant) {
+    mutating func frameReceived(at now: Instant) {
         lastFrameReceivedAt = max(lastFrameReceivedAt, now)
         if let since = verifyingSince, now >= since { verifyingSince = nil }
     }
 
     /// The network changed (or the machine slept): ping now and expect an answer within
     /// `verificationTimeout`. A verification already in progress keeps its earlier deadline.
-    package mutating func verificationRequested(at now: Instant) -> Action {
+    mutating func verificationRequested(at now: Instant) -> Action {
         if verifyingSince == nil { verifyingSince = now }
         return .sendPing(thenWakeAt: nextWakeUp)
     }
 
     /// The timer armed for `nextWakeUp` fired; `slept` is how long the machine was suspended
     /// since the previous wake, when it was (`SuspendDetector`).
-    package mutating func timerFired(at now: Instant, slept: Duration? = nil) -> Action {
+    mutating func timerFired(at now: Instant, slept: Duration? = nil) -> Action {
         if let slept {
             // The peer could not be heard while we slept: do not hold that against it; let a
             // ping now decide. Never past `now`, whatever clock the instants come from.

@@ -3,7 +3,7 @@ import IntrapushStore
 extension PushConnectionStateMachine {
     /// A push arrived. Once a close is under way it is neither stored nor acknowledged: the
     /// server still holds it and delivers it on the next connection.
-    package mutating func pushReceived(_ push: Push) -> [Action] {
+    mutating func pushReceived(_ push: Push) -> [Action] {
         guard case .open(let isReadingPaused) = state else {
             assert(state != .closed, "a push arrived after the channel closed")
             return []
@@ -19,7 +19,7 @@ extension PushConnectionStateMachine {
 
     /// The store committed the batch in flight: acknowledge it while acknowledgements may go out,
     /// start the next one, and finish a requested close once nothing is left.
-    package mutating func commitSucceeded() -> [Action] {
+    mutating func commitSucceeded() -> [Action] {
         assert(commits.inFlight != nil, "a commit succeeded with no batch in flight")
         let batch = commits.written()
         switch state {
@@ -45,13 +45,13 @@ extension PushConnectionStateMachine {
 
     /// The store could not commit the batch: nothing of it is acknowledged, and the connection
     /// is dropped so that the server delivers it again.
-    package mutating func commitFailed(_ detail: String) -> [Action] {
+    mutating func commitFailed(_ detail: String) -> [Action] {
         commits.abandon()
         return failed(.storeFailed(detail), closeCode: Self.unexpectedCondition)
     }
 
     /// Shutdown or reload asked for close 1000 once what was taken is acknowledged.
-    package mutating func closeRequested(_ reason: DisconnectReason) -> [Action] {
+    mutating func closeRequested(_ reason: DisconnectReason) -> [Action] {
         guard case .open(let isReadingPaused) = state else { return [] }  // already closing
         closeReason = closeReason ?? reason
         var actions: [Action] = []
@@ -65,7 +65,7 @@ extension PushConnectionStateMachine {
 
     /// The server sent a close frame: it answers ours, or it closes first and we echo its code.
     /// `retryAfter` is the wait a 1012/1013 close's reason asked for (`RetryHint`).
-    package mutating func closeFrameReceived(code: UInt16?, retryAfter: Duration? = nil) -> [Action] {
+    mutating func closeFrameReceived(code: UInt16?, retryAfter: Duration? = nil) -> [Action] {
         switch state {
         case .closeSent:
             state = .closingChannel
@@ -85,12 +85,12 @@ extension PushConnectionStateMachine {
     }
 
     /// A WebSocket protocol error (`closeCode` 1002, or 1009 for a message too large).
-    package mutating func protocolErrorCaught(_ reason: DisconnectReason, closeCode: UInt16) -> [Action] {
+    mutating func protocolErrorCaught(_ reason: DisconnectReason, closeCode: UInt16) -> [Action] {
         failed(reason, closeCode: closeCode)
     }
 
     /// Any other error the channel reported, or a dead peer: the channel is closed at once.
-    package mutating func connectionFailed(_ reason: DisconnectReason) -> [Action] {
+    mutating func connectionFailed(_ reason: DisconnectReason) -> [Action] {
         closeReason = closeReason ?? reason
         switch state {
         case .open, .draining, .closeSent:
@@ -102,13 +102,13 @@ extension PushConnectionStateMachine {
     }
 
     /// The server did not answer our close in time.
-    package mutating func closeTimeoutFired() -> [Action] {
+    mutating func closeTimeoutFired() -> [Action] {
         connectionFailed(.closedByServer(code: nil))
     }
 
     /// The channel went inactive, or the handler left the pipeline (a dial abandoned during the
     /// upgrade adds it to a channel that is already inactive): report the end, once.
-    package mutating func channelClosed() -> [Action] {
+    mutating func channelClosed() -> [Action] {
         guard state != .closed else { return [] }
         state = .closed
         return [.reportClosed(closeReason ?? .closedByServer(code: nil))]

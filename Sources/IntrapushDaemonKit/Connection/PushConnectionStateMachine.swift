@@ -6,8 +6,8 @@ import IntrapushStore
 /// `PushConnectionHandler` feeds it events (named in the past tense) and performs the `Action`s it
 /// returns. It owns the group commit, read backpressure, the close handshake and the reason the
 /// connection ended. A transition that cannot happen traps in debug builds.
-package struct PushConnectionStateMachine {
-    package enum State: Equatable {
+struct PushConnectionStateMachine {
+    enum State: Equatable {
         /// Taking pushes. Reading pauses while too many wait for the store.
         case open(isReadingPaused: Bool)
         /// Asked to close (shutdown, reload): no new push is taken; what was taken is committed
@@ -25,7 +25,7 @@ package struct PushConnectionStateMachine {
     /// What the handler does. Each event answers with a list of them, in the order they are to
     /// be performed: acknowledge, hand to the hook, start a commit, pause or resume reading, send
     /// a close frame, arm the close timeout, close the channel, report the end to the session.
-    package enum Action: Equatable {
+    enum Action: Equatable {
         /// One acknowledgement per push, in order, in one flush.
         case acknowledge([Push])
         /// Committed rows for `on_notification` and the outbox; stored even when no ack may go out.
@@ -40,17 +40,17 @@ package struct PushConnectionStateMachine {
     }
 
     /// The close frame to send: with a status code, or empty (echoing a close that had none).
-    package enum CloseFrame: Equatable {
+    enum CloseFrame: Equatable {
         case code(UInt16)
         case empty
     }
 
-    package static let normalClosure: UInt16 = 1000
-    package static let unexpectedCondition: UInt16 = 1011
+    static let normalClosure: UInt16 = 1000
+    static let unexpectedCondition: UInt16 = 1011
 
-    package internal(set) var state: State = .open(isReadingPaused: false)
+    internal(set) var state: State = .open(isReadingPaused: false)
     /// Why the connection ended, once known: the first reason wins.
-    package internal(set) var closeReason: DisconnectReason?
+    internal(set) var closeReason: DisconnectReason?
     var commits: WriteCoalescer<Push>
     var isCloseTimeoutScheduled = false
     /// Above this many uncommitted pushes, or this many of their bytes, reading stops until
@@ -60,7 +60,7 @@ package struct PushConnectionStateMachine {
     let pauseReadingAboveBytes: Int
     let resumeReadingBelowBytes: Int
 
-    package init(
+    init(
         pauseReadingAbove: Int = 16_384, resumeReadingBelow: Int = 4_096,
         pauseReadingAboveBytes: Int = 32 << 20, resumeReadingBelowBytes: Int = 8 << 20, maximumBatchSize: Int = 4_096
     ) {
@@ -72,7 +72,7 @@ package struct PushConnectionStateMachine {
     }
 
     /// Heartbeats, pings and acknowledgements may still go out.
-    package var mayWriteDataFrames: Bool {
+    var mayWriteDataFrames: Bool {
         switch state {
         case .open, .draining: true
         case .closeSent, .closingChannel, .closed: false
@@ -80,12 +80,12 @@ package struct PushConnectionStateMachine {
     }
 
     /// Open and not closing: pushes are taken, and messages to the server may go out.
-    package var isTakingPushes: Bool {
+    var isTakingPushes: Bool {
         if case .open = state { true } else { false }
     }
 
     /// How many pushes are taken and not yet committed.
-    package var uncommittedCount: Int { commits.unwrittenCount }
+    var uncommittedCount: Int { commits.unwrittenCount }
 
     /// Too much waits for the store: reading pauses.
     var isBacklogFull: Bool {

@@ -10,19 +10,19 @@ import Glibc
 /// comes within a few seconds. The detector itself only compares the readings it is given; call
 /// it on every timer wake-up. Gaps below `threshold` are ignored: both clocks tick from the same
 /// source and do not drift apart, but two readings are not taken at the same instant.
-package struct SuspendDetector: Sendable {
+struct SuspendDetector: Sendable {
     /// The least growth of the gap reported as a sleep.
-    package let threshold: Duration
+    let threshold: Duration
     /// BOOTTIME − MONOTONIC at the last observation.
     private var lastGap: Duration?
 
-    package init(threshold: Duration = .seconds(2)) {
+    init(threshold: Duration = .seconds(2)) {
         self.threshold = threshold
     }
 
     /// Takes a reading of both clocks; returns how long the machine slept since the previous
     /// reading when that is more than `threshold`, else `nil` (always `nil` the first time).
-    package mutating func observed(monotonic: Duration, boottime: Duration) -> Duration? {
+    mutating func observed(monotonic: Duration, boottime: Duration) -> Duration? {
         let gap = boottime - monotonic
         defer { lastGap = gap }
         guard let lastGap else { return nil }
@@ -31,15 +31,15 @@ package struct SuspendDetector: Sendable {
     }
 
     /// Takes the current reading of the system's clocks.
-    package mutating func observedNow() -> Duration? {
+    mutating func observedNow() -> Duration? {
         let reading = SystemClocks.read()
         return observed(monotonic: reading.monotonic, boottime: reading.boottime)
     }
 }
 
 /// Reads CLOCK_MONOTONIC (stops during suspend) and CLOCK_BOOTTIME (does not).
-package enum SystemClocks {
-    package static func read() -> (monotonic: Duration, boottime: Duration) {
+enum SystemClocks {
+    static func read() -> (monotonic: Duration, boottime: Duration) {
         // Monotonic first: a suspend between the two reads then shows in this reading already.
         let monotonic = duration(of: CLOCK_MONOTONIC)
         return (monotonic, duration(of: CLOCK_BOOTTIME))

@@ -5,8 +5,8 @@
 /// here only by a DNS name in the subject alternative names: exactly, case-insensitively, or
 /// by a wildcard that is the whole left-most label and stands for exactly one label, in a
 /// pattern of three labels at least (`*.corp` proves nothing).
-package enum ServerNameCheck {
-    package static func isProven(host: String, byDNSNames names: [String]) -> Bool {
+enum ServerNameCheck {
+    static func isProven(host: String, byDNSNames names: [String]) -> Bool {
         let wanted = labels(of: host)
         guard !wanted.isEmpty, wanted.allSatisfy({ !$0.isEmpty }) else { return false }
         return names.contains { matches(wanted, pattern: labels(of: $0)) }

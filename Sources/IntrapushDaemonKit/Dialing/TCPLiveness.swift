@@ -11,13 +11,13 @@ import NIOPosix
 /// - `TCP_USER_TIMEOUT` = D: data written and unacknowledged for D fails the connection.
 /// - Keepalive probes after D/3 of silence, then every D/9, three of them: an idle dead peer is
 ///   found within about 2D/3 (the kernel's default first probe is after two hours).
-package struct TCPLiveness: Equatable, Sendable {
-    package var keepaliveIdleSeconds: Int32
-    package var keepaliveIntervalSeconds: Int32
-    package var keepaliveProbes: Int32
-    package var userTimeoutMilliseconds: UInt32
+struct TCPLiveness: Equatable, Sendable {
+    var keepaliveIdleSeconds: Int32
+    var keepaliveIntervalSeconds: Int32
+    var keepaliveProbes: Int32
+    var userTimeoutMilliseconds: UInt32
 
-    package init(deadPeerTimeout: Duration) {
+    init(deadPeerTimeout: Duration) {
         let seconds = Double(deadPeerTimeout.components.seconds) + Double(deadPeerTimeout.components.attoseconds) / 1e18
         keepaliveIdleSeconds = Int32(clamping: max(1, Int((seconds / 3).rounded(.up))))
         keepaliveIntervalSeconds = Int32(clamping: max(1, Int((seconds / 9).rounded(.up))))

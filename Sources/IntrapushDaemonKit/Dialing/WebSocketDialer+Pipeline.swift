@@ -281,7 +281,7 @@ final class RefusalStatusRecorder: ChannelInboundHandler, RemovableChannelHandle
 }
 
 /// Lets the session loop abandon a dial in progress (shutdown, reload) and marks a timeout.
-package final class DialCancellation: Sendable {
+final class DialCancellation: Sendable {
     private struct State {
         var channel: (any Channel)?
         var isCancelled = false
@@ -289,7 +289,7 @@ package final class DialCancellation: Sendable {
     }
     private let state = NIOLockedValueBox(State())
 
-    package init() {}
+    init() {}
 
     var isCancelled: Bool { state.withLockedValue { $0.isCancelled } }
     var hasTimedOut: Bool { state.withLockedValue { $0.hasTimedOut } }
@@ -310,7 +310,7 @@ package final class DialCancellation: Sendable {
         channel?.close(promise: nil)
     }
 
-    package func cancel() {
+    func cancel() {
         let channel = state.withLockedValue { state in
             state.isCancelled = true
             return state.channel

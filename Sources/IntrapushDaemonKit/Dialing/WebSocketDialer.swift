@@ -12,12 +12,12 @@ import NIOWebSocket
 /// Everything up to the 101 answer — TCP connect, TLS handshake, upgrade — is bounded by
 /// `connectTimeout`. A refused upgrade reports its HTTP status, which swift-websocket's client
 /// cannot do; that is why this is built on NIOWebSocket directly.
-package struct WebSocketDialer: Sendable {
+struct WebSocketDialer: Sendable {
     let group: any EventLoopGroup
     let settings: ConnectionSettings
     let sslContext: NIOSSLContext?
 
-    package init(group: any EventLoopGroup, settings: ConnectionSettings) throws {
+    init(group: any EventLoopGroup, settings: ConnectionSettings) throws {
         self.group = group
         self.settings = settings
         if settings.usesTLS {
@@ -41,7 +41,7 @@ package struct WebSocketDialer: Sendable {
 
     /// Opens the connection; on success the channel already runs the session handler that
     /// `session` builds.
-    package func dial(
+    func dial(
         cancellation: DialCancellation,
         session: PushConnectionHandlerFactory
     ) async throws(DialFailure) -> any Channel {
@@ -114,7 +114,7 @@ package struct WebSocketDialer: Sendable {
 }
 
 /// Builds the session handler on the channel's event loop once the upgrade succeeded.
-package struct PushConnectionHandlerFactory: Sendable {
+struct PushConnectionHandlerFactory: Sendable {
     let settings: ConnectionSettings
     let committer: any PushCommitter
     let events: ConnectionEventSink
@@ -124,7 +124,7 @@ package struct PushConnectionHandlerFactory: Sendable {
     let outbox: OutboxCoordinator?
     let logger: Logger
 
-    package init(
+    init(
         settings: ConnectionSettings, committer: any PushCommitter, events: ConnectionEventSink,
         hook: HookRunner? = nil, outbox: OutboxCoordinator? = nil, metrics: DaemonMetrics? = nil, logger: Logger
     ) {
@@ -145,6 +145,6 @@ package struct PushConnectionHandlerFactory: Sendable {
 }
 
 /// A dial that failed before the connection opened.
-package struct DialFailure: Error, Sendable {
-    package var reason: DisconnectReason
+struct DialFailure: Error, Sendable {
+    var reason: DisconnectReason
 }

@@ -3,33 +3,33 @@ import NIOCore
 
 /// The local API's ceilings (README "Limits"): anyone on the host may connect, and nobody may
 /// crash the daemon, grow it without bound, hold its descriptors or slow its pushes.
-package struct GateLimits: Sendable {
+struct GateLimits: Sendable {
     /// Connections open at once; one more is told so and closed.
-    package var maximumConnections = 64
+    var maximumConnections = 64
     /// How long a connection may sit with no call in progress (a message that never ends
     /// included).
-    package var idleDeadline: TimeAmount = .seconds(20)
+    var idleDeadline: TimeAmount = .seconds(20)
     /// Calls one connection may pipeline before its first is answered.
-    package var maximumPipelinedCalls = 16
+    var maximumPipelinedCalls = 16
     /// Queries of one user waiting behind the one running; more are answered Busy.
-    package var maximumWaitingQueries = 4
+    var maximumWaitingQueries = 4
     /// Rows in one reply of a list, and the reply's size they stop at.
-    package var rowsPerReply = 500
-    package var bytesPerReply = 1 << 20
+    var rowsPerReply = 500
+    var bytesPerReply = 1 << 20
     /// The most a list without `more` returns: rows, and the text after which it stops.
-    package var largestList = 1000
-    package var largestListBytes = 16 << 20
+    var largestList = 1000
+    var largestListBytes = 16 << 20
     /// What a subscriber or a streamed list may leave unread in the daemon before it is
     /// dropped (a subscriber) or waited for (a list).
-    package var unreadReplyBytes = 4 << 20
+    var unreadReplyBytes = 4 << 20
     /// Messages being received on all connections together may not exceed this many bytes, or
     /// twice the longest message when that is larger.
-    package var leastMessageBudget = 16 << 20
+    var leastMessageBudget = 16 << 20
     /// The longest timeout a `Request` may name: as long as the longest duration the
     /// configuration accepts.
-    package var longestRequestTimeout: Duration = DurationParser.longest
+    var longestRequestTimeout: Duration = DurationParser.longest
 
-    package init() {}
+    init() {}
 
     /// A message carries at most one outbox message, escaped (six bytes for one at worst).
     func longestMessage(maximumMessageSize: Int) -> Int {

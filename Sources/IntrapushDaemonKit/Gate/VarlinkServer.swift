@@ -13,7 +13,7 @@ import Synchronization
 /// daemon (README "The local API"). Beside the database (`notifications.sqlite3.sock`); mode
 /// 0666, because who may do what is decided per call from the kernel's word on the caller,
 /// not by who may open the file. Bound before READY=1; removed on the way out.
-package final class VarlinkServer: Service, Sendable {
+final class VarlinkServer: Service, Sendable {
     let channel: any Channel
     let path: String
     let gate: Gate
@@ -26,7 +26,7 @@ package final class VarlinkServer: Service, Sendable {
     }
 
     /// Listens on `path`; a stale socket file is replaced, a live one (another daemon) is not.
-    package static func bind(
+    static func bind(
         path: String, databasePath: String, outbox: OutboxCoordinator, storeWorker: StoreWorker, policy: AccessPolicy,
         liveState: @escaping @Sendable () -> LiveState, limits: GateLimits = GateLimits(), logger: Logger
     ) async throws -> VarlinkServer {
@@ -63,12 +63,12 @@ package final class VarlinkServer: Service, Sendable {
     }
 
     /// A reload changed who may read.
-    package func policyChanged(_ policy: AccessPolicy) {
+    func policyChanged(_ policy: AccessPolicy) {
         let gate = self.gate
         channel.eventLoop.execute { gate.policyChanged(policy) }
     }
 
-    package func run() async throws {
+    func run() async throws {
         try? await gracefulShutdown()
         close()
         await gate.queries.shutdown()
@@ -76,7 +76,7 @@ package final class VarlinkServer: Service, Sendable {
 
     /// Stops taking calls and removes the socket file, once: a second unlink could remove the
     /// socket of a daemon started since.
-    package func close() {
+    func close() {
         guard isClosed.compareExchange(expected: false, desired: true, ordering: .relaxed).exchanged else { return }
         channel.close(promise: nil)
         unlink(path)
@@ -84,9 +84,9 @@ package final class VarlinkServer: Service, Sendable {
 }
 
 /// Another process answers on the socket: most likely a second daemon.
-package struct ControlSocketInUse: Error, CustomStringConvertible {
-    package var path: String
-    package var description: String {
+struct ControlSocketInUse: Error, CustomStringConvertible {
+    var path: String
+    var description: String {
         "another intrapushd answers on \(path); stop it first, or give this one another database (the socket lies beside it)"
     }
 }
@@ -94,7 +94,7 @@ package struct ControlSocketInUse: Error, CustomStringConvertible {
 extension AccessPolicy {
     /// The policy of `readers` with today's groups, looked up by name, for a daemon running as
     /// `daemonUserID`.
-    package static func lookingUpGroups(everyoneReads: Bool, daemonUserID: UInt32) -> AccessPolicy {
+    static func lookingUpGroups(everyoneReads: Bool, daemonUserID: UInt32) -> AccessPolicy {
         AccessPolicy(
             everyoneReads: everyoneReads, readerGroupID: CallerDirectory.groupID(named: readerGroup),
             senderGroupID: CallerDirectory.groupID(named: senderGroup), adminGroupID: CallerDirectory.groupID(named: adminGroup),

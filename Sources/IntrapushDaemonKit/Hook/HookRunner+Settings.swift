@@ -3,22 +3,22 @@ import NIOCore
 
 extension HookRunner {
     /// How many hooks run, how long they may take, what is kept of their stderr.
-    package struct Settings: Sendable {
+    struct Settings: Sendable {
         /// Hooks running at once; more wait in the queue.
-        package var maximumConcurrentRuns: Int
+        var maximumConcurrentRuns: Int
         /// Notifications waiting for a free slot; past it the oldest waiting one is dropped.
-        package var queueCapacity: Int
+        var queueCapacity: Int
         /// The bytes those waiting notifications may hold together; past it, too, the oldest
         /// waiting ones are dropped (a thousand large notifications must not fill memory).
-        package var queueByteCapacity: Int
+        var queueByteCapacity: Int
         /// A run still going after this gets SIGTERM, to its whole process group.
-        package var timeout: Duration
+        var timeout: Duration
         /// Between SIGTERM and SIGKILL.
-        package var killGracePeriod: Duration
+        var killGracePeriod: Duration
         /// Bytes of a run's stderr kept for the log line of a failed run.
-        package var standardErrorLimit: Int
+        var standardErrorLimit: Int
 
-        package init(
+        init(
             maximumConcurrentRuns: Int = 4, queueCapacity: Int = 1000, timeout: Duration = .seconds(30),
             killGracePeriod: Duration = .seconds(5), standardErrorLimit: Int = 4096, queueByteCapacity: Int = 64 << 20
         ) {
@@ -36,15 +36,15 @@ extension HookRunner {
     /// Every started run ends as exactly one of succeeded (exit status 0), failed (another status,
     /// a signal we did not send, or killed at shutdown) and timed out; a hook that cannot even be
     /// started (program not found) counts as failed without having started.
-    package struct Counters: Sendable, Equatable {
-        package var started = 0
-        package var succeeded = 0
-        package var failed = 0
-        package var timedOut = 0
+    struct Counters: Sendable, Equatable {
+        var started = 0
+        var succeeded = 0
+        var failed = 0
+        var timedOut = 0
         /// Waiting notifications dropped because the queue was full, or because the daemon stopped.
-        package var dropped = 0
+        var dropped = 0
 
-        package init() {}
+        init() {}
     }
 }
 

@@ -19,9 +19,9 @@ import NIOPosix
 /// process group. Each run's end is logged: info on exit status 0, warning otherwise.
 ///
 /// Call `shutdown` before letting go of the runner: the thread runs until then.
-package final class HookRunner: Sendable {
-    package let command: HookCommandLine
-    package let settings: Settings
+final class HookRunner: Sendable {
+    let command: HookCommandLine
+    let settings: Settings
     private let state: NIOLockedValueBox<HookRunnerState>
     private let wakeup: WakeupPipe
     private let thread: NIOThreadPool
@@ -29,7 +29,7 @@ package final class HookRunner: Sendable {
 
     /// Starts the hook thread. `environment` is what hooks inherit, before the secrets and
     /// systemd's variables are taken out.
-    package init(
+    init(
         command: HookCommandLine, settings: Settings = Settings(),
         environment: [String: String] = ProcessEnvironment.current, logger: Logger
     ) throws(HookSystemError) {
@@ -58,7 +58,7 @@ package final class HookRunner: Sendable {
     }
 
     /// Queues a hook run for `record` and returns at once. After `shutdown` it does nothing.
-    package func submit(_ record: NotificationRecord) {
+    func submit(_ record: NotificationRecord) {
         let capacity = settings.queueCapacity
         let slots = settings.maximumConcurrentRuns
         let byteCapacity = settings.queueByteCapacity
@@ -96,11 +96,11 @@ package final class HookRunner: Sendable {
     }
 
     /// Queues one run per row a committed batch added (duplicates added none).
-    package func submit(_ pushes: [Push], outcomes: [StoreOutcome]) {
+    func submit(_ pushes: [Push], outcomes: [StoreOutcome]) {
         for record in NotificationRecord.stored(pushes, outcomes: outcomes) { submit(record) }
     }
 
-    package var counters: Counters {
+    var counters: Counters {
         state.withLockedValue { $0.counters }
     }
 
@@ -110,7 +110,7 @@ package final class HookRunner: Sendable {
     /// A later call only brings the deadline forward (the daemon stopping while a runner that a
     /// reload replaced lets its hooks finish) and returns at once; the first call still returns
     /// when the thread has ended.
-    package func shutdown(gracePeriod: Duration = .seconds(2)) async {
+    func shutdown(gracePeriod: Duration = .seconds(2)) async {
         let deadline = ContinuousClock.now + gracePeriod
         let droppedCount = state.withLockedValue { state -> Int in
             if let earlier = state.stopDeadline {

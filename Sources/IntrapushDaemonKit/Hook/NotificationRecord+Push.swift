@@ -4,7 +4,7 @@ extension NotificationRecord {
     /// The row a push just became: what `intrapush list --json` will print for it, unread.
     ///
     /// A binary payload reads as UTF-8 with U+FFFD for bytes that are not, as the CLI reads it.
-    package init(stored push: Push, rowID: Int64) {
+    init(stored push: Push, rowID: Int64) {
         let payload: String
         switch push.payload {
         case .text(let text): payload = text
@@ -18,7 +18,7 @@ extension NotificationRecord {
     }
 
     /// The rows a committed batch added, in order; duplicates added nothing and are left out.
-    package static func stored(_ pushes: [Push], outcomes: [StoreOutcome]) -> [NotificationRecord] {
+    static func stored(_ pushes: [Push], outcomes: [StoreOutcome]) -> [NotificationRecord] {
         zip(pushes, outcomes).compactMap { push, outcome in
             guard case .inserted(let rowID) = outcome else { return nil }
             return NotificationRecord(stored: push, rowID: rowID)

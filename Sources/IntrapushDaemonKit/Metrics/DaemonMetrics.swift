@@ -9,7 +9,7 @@ import Prometheus
 /// recorded as things happen, because no report holds them: the push→ack latency histogram and
 /// the reconnects by reason. The token never reaches a metric: the report has the server's URL
 /// redacted, and no metric carries the URL.
-package final class DaemonMetrics: Sendable {
+final class DaemonMetrics: Sendable {
     private let registry = PrometheusCollectorRegistry()
     private let latency: DurationHistogram
     private let reconnects: [String: Counter]
@@ -23,7 +23,7 @@ package final class DaemonMetrics: Sendable {
         .milliseconds(500), .seconds(1), .microseconds(2_500_000), .seconds(5),
     ]
 
-    package init() {
+    init() {
         latency = registry.makeDurationHistogram(
             descriptor: .intrapush(
                 "push_ack_latency", unit: "seconds",
@@ -41,17 +41,17 @@ package final class DaemonMetrics: Sendable {
     }
 
     /// A push's acknowledgement was written `nanoseconds` after the push was read.
-    package func pushAcknowledged(afterNanoseconds nanoseconds: UInt64) {
+    func pushAcknowledged(afterNanoseconds nanoseconds: UInt64) {
         latency.record(.nanoseconds(Int64(clamping: nanoseconds)))
     }
 
     /// A connection ended or an attempt failed, and the daemon will try again.
-    package func reconnectNeeded(because reason: DisconnectReason) {
+    func reconnectNeeded(because reason: DisconnectReason) {
         reconnects[reason.metricLabel]?.increment()
     }
 
     /// The text exposition (format 0.0.4) with the report's figures.
-    package func render(_ report: StatusReport) -> [UInt8] {
+    func render(_ report: StatusReport) -> [UInt8] {
         fromReport.update(from: report)
         return registry.emitToBuffer()
     }

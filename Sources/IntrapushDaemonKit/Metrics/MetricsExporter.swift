@@ -12,14 +12,14 @@ import NIOPosix
 /// Renders `DaemonMetrics` for `GET /metrics` and `metrics_file`, on a thread of its own: the
 /// report's figures come from read queries on the database (a separate read-only connection, as
 /// `intrapush status` has), which must not hold up the event loop or the store thread.
-package final class MetricsExporter: Sendable {
-    package let metrics: DaemonMetrics
+final class MetricsExporter: Sendable {
+    let metrics: DaemonMetrics
     let databasePath: String
     let liveState: @Sendable () -> LiveState
     private let thread = NIOThreadPool(numberOfThreads: 1)
     private let lastFileFailure = NIOLockedValueBox<String?>(nil)
 
-    package init(metrics: DaemonMetrics, databasePath: String, liveState: @escaping @Sendable () -> LiveState) {
+    init(metrics: DaemonMetrics, databasePath: String, liveState: @escaping @Sendable () -> LiveState) {
         self.metrics = metrics
         self.databasePath = databasePath
         self.liveState = liveState
@@ -27,7 +27,7 @@ package final class MetricsExporter: Sendable {
     }
 
     /// The exposition text, rendered on the exporter's thread; completes on `eventLoop`.
-    package func render(on eventLoop: any EventLoop) -> EventLoopFuture<[UInt8]> {
+    func render(on eventLoop: any EventLoop) -> EventLoopFuture<[UInt8]> {
         thread.runIfActive(eventLoop: eventLoop) { try self.renderNow() }
     }
 
@@ -36,7 +36,7 @@ package final class MetricsExporter: Sendable {
     /// figures are renewed anyway, and a metrics file must not make an idle disk busy.
     /// A failure is logged when it first happens and when it ends, not at every renewal.
     @discardableResult
-    package func write(toFile path: String, on eventLoop: any EventLoop, logger: Logger) -> EventLoopFuture<Void> {
+    func write(toFile path: String, on eventLoop: any EventLoop, logger: Logger) -> EventLoopFuture<Void> {
         let lastFailure = self.lastFileFailure
         return thread.runIfActive(eventLoop: eventLoop) {
             do {
@@ -93,7 +93,7 @@ package final class MetricsExporter: Sendable {
         }
     }
 
-    package func shutdown() async {
+    func shutdown() async {
         try? await thread.shutdownGracefully()
     }
 }

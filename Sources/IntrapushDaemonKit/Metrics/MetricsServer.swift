@@ -8,7 +8,7 @@ import NIOHTTP1
 import NIOPosix
 
 /// `metrics_listen`: Prometheus text exposition at `GET /metrics` (and `HEAD`), nothing else.
-package final class MetricsServer: Sendable {
+final class MetricsServer: Sendable {
     let channel: any Channel
 
     private init(channel: any Channel) {
@@ -21,7 +21,7 @@ package final class MetricsServer: Sendable {
     /// A connection with no request and no answer under way for this long is closed.
     static let idleTimeout: TimeAmount = .seconds(60)
 
-    package static func bind(address: ListenAddress, exporter: MetricsExporter, eventLoop: any EventLoop, logger: Logger) async throws -> MetricsServer {
+    static func bind(address: ListenAddress, exporter: MetricsExporter, eventLoop: any EventLoop, logger: Logger) async throws -> MetricsServer {
         let open = NIOLoopBoundBox(0, eventLoop: eventLoop)
         let bootstrap = ServerBootstrap(group: eventLoop)
             .serverChannelOption(.backlog, value: 64)
@@ -47,9 +47,9 @@ package final class MetricsServer: Sendable {
     }
 
     /// The port bound (the configured one, or the one the kernel chose for port 0).
-    package var port: Int? { channel.localAddress?.port }
+    var port: Int? { channel.localAddress?.port }
 
-    package func close() {
+    func close() {
         channel.close(promise: nil)
     }
 }

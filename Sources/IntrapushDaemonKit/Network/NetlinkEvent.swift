@@ -1,5 +1,5 @@
 /// One rtnetlink notification, reduced to what reaching the server depends on.
-package enum NetlinkEvent: Sendable, Equatable {
+enum NetlinkEvent: Sendable, Equatable {
     /// RTM_NEWLINK or RTM_DELLINK (`isRemoved`): an interface, its administrative state
     /// (`IFF_UP`) and whether it has carrier (`IFF_RUNNING`).
     case link(index: Int32, isUp: Bool, isRunning: Bool, isLoopback: Bool, isRemoved: Bool)

@@ -9,18 +9,18 @@ import Glibc
 /// Netlink is in host byte order; every message and attribute starts on a 4-byte boundary.
 /// A truncated or malformed message ends the parse (the kernel never sends one; anything else
 /// is not trusted further), and messages of other types are skipped.
-package enum NetlinkMessageParser {
+enum NetlinkMessageParser {
     static let headerSize = MemoryLayout<nlmsghdr>.size          // 16
     static let linkInfoSize = MemoryLayout<ifinfomsg>.size       // 16
     static let addressInfoSize = MemoryLayout<ifaddrmsg>.size    // 8
     static let routeInfoSize = MemoryLayout<rtmsg>.size          // 12
     static let attributeHeaderSize = MemoryLayout<rtattr>.size   // 4
 
-    package static func events(in bytes: [UInt8]) -> [NetlinkEvent] {
+    static func events(in bytes: [UInt8]) -> [NetlinkEvent] {
         bytes.withUnsafeBytes { events(in: $0) }
     }
 
-    package static func events(in bytes: UnsafeRawBufferPointer) -> [NetlinkEvent] {
+    static func events(in bytes: UnsafeRawBufferPointer) -> [NetlinkEvent] {
         var events: [NetlinkEvent] = []
         var offset = 0
         while offset + headerSize <= bytes.count {

@@ -17,7 +17,7 @@ import IntrapushSupport
 /// because we read too slowly (`ENOBUFS`), everything is reported as changed.
 ///
 /// The systemd unit must allow the family: `RestrictAddressFamilies=` has to list `AF_NETLINK`.
-package final class NetlinkMonitor: Sendable {
+final class NetlinkMonitor: Sendable {
     /// The multicast groups joined: links, addresses and routes, IPv4 and IPv6.
     static let groups = UInt32(RTMGRP_LINK | RTMGRP_IPV4_IFADDR | RTMGRP_IPV6_IFADDR | RTMGRP_IPV4_ROUTE | RTMGRP_IPV6_ROUTE)
 
@@ -39,7 +39,7 @@ package final class NetlinkMonitor: Sendable {
     /// - Parameter onChange: called on the monitor's thread, once per burst of changes; keep it short.
     /// - Throws: `NetlinkError` when the socket cannot be made (no `AF_NETLINK` under a
     ///   seccomp filter, say): the daemon can then only fall back to its backoff.
-    package init(onChange: @escaping @Sendable (NetworkChange) -> Void) throws(NetlinkError) {
+    init(onChange: @escaping @Sendable (NetworkChange) -> Void) throws(NetlinkError) {
         let type = Int32(SOCK_RAW.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue)
         let descriptor = socket(AF_NETLINK, type, NETLINK_ROUTE)
         guard descriptor >= 0 else { throw NetlinkError(operation: "socket", code: errno) }
@@ -75,7 +75,7 @@ package final class NetlinkMonitor: Sendable {
     }
 
     /// Starts the reading thread; does nothing when it already runs or has stopped.
-    package func start() {
+    func start() {
         thread.withLockedValue { state in
             guard case .notStarted = state else { return }
             let context = Unmanaged.passRetained(self).toOpaque()
@@ -94,7 +94,7 @@ package final class NetlinkMonitor: Sendable {
     }
 
     /// Wakes the thread, waits for it to end; no `onChange` call follows. Idempotent.
-    package func stop() {
+    func stop() {
         let handle: pthread_t? = thread.withLockedValue { state in
             defer { state = .stopped }
             guard case .running(let handle) = state else { return nil }
@@ -151,13 +151,13 @@ package final class NetlinkMonitor: Sendable {
 }
 
 /// The network monitor's socket could not be set up.
-package struct NetlinkError: Error, Sendable, Equatable, CustomStringConvertible {
+struct NetlinkError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The system call that failed.
-    package let operation: String
+    let operation: String
     /// Its `errno`.
-    package let code: Int32
+    let code: Int32
 
-    package var description: String {
+    var description: String {
         "cannot watch network changes (\(operation): \(String(cString: strerror(code)))); "
             + "reconnecting follows the backoff alone. Under systemd, allow AF_NETLINK in RestrictAddressFamilies="
     }

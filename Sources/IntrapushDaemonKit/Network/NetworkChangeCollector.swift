@@ -12,13 +12,13 @@ import Glibc
 /// counts as appearing when it is usable. Routes in the `local` table (the kernel's own routes
 /// for our addresses) and routes that are not unicast (broadcast, multicast, unreachable) do not
 /// decide reachability and are left out.
-package struct NetworkChangeCollector: Sendable {
+struct NetworkChangeCollector: Sendable {
     private var usableLinks: [Int32: Bool] = [:]
 
-    package init() {}
+    init() {}
 
     /// The change the events amount to; empty when none matters.
-    package mutating func collect(_ events: [NetlinkEvent]) -> NetworkChange {
+    mutating func collect(_ events: [NetlinkEvent]) -> NetworkChange {
         var change: NetworkChange = []
         for event in events {
             change.formUnion(collect(event))

@@ -16,11 +16,11 @@ import Glibc
 ///
 /// Any other failure (a socket that cannot be made, an unreadable `/proc`) answers `true`: when
 /// in doubt, dial, and let the dialer's error say what is wrong.
-package enum RouteCheck {
+enum RouteCheck {
     /// - Parameters:
     ///   - host: the configured server host, a name or an IP address (IPv6 with or without brackets).
     ///   - port: the server's port; no packet is sent to it.
-    package static func hasRoute(toHost host: String, port: Int = 9) -> Bool {
+    static func hasRoute(toHost host: String, port: Int = 9) -> Bool {
         var name = host
         if name.hasPrefix("["), name.hasSuffix("]") { name = String(name.dropFirst().dropLast()) }
         if isLoopbackName(name) { return true }

@@ -9,11 +9,11 @@ import NIOCore
 ///
 /// Confined to the daemon's one event loop, which also runs the connection and the control
 /// socket; `@unchecked Sendable` so that those can hold it, every entry point checks the loop.
-package final class OutboxCoordinator: @unchecked Sendable {
+final class OutboxCoordinator: @unchecked Sendable {
     let eventLoop: any EventLoop
     let storeWorker: StoreWorker
     let logger: Logger
-    package private(set) var settings: OutboxSettings
+    private(set) var settings: OutboxSettings
     private var machine = OutboxStateMachine()
     private weak var sender: (any OutboxSender)?
 
@@ -30,7 +30,7 @@ package final class OutboxCoordinator: @unchecked Sendable {
     /// A timer never sleeps longer: the monotonic clock stops during a suspend.
     static let longestExpirySleep: Int64 = 3_600_000
 
-    package init(eventLoop: any EventLoop, storeWorker: StoreWorker, settings: OutboxSettings, logger: Logger) {
+    init(eventLoop: any EventLoop, storeWorker: StoreWorker, settings: OutboxSettings, logger: Logger) {
         self.eventLoop = eventLoop
         self.storeWorker = storeWorker
         self.settings = settings
@@ -38,7 +38,7 @@ package final class OutboxCoordinator: @unchecked Sendable {
     }
 
     /// Reads the requests that wait for replies and arms the expiry timer; before the first dial.
-    package func start() async throws {
+    func start() async throws {
         let (awaited, nextExpiry) = try await storeWorker.outboxAtStart()
         try await eventLoop.submit {
             self.machine = OutboxStateMachine(awaiting: awaited)
@@ -46,11 +46,11 @@ package final class OutboxCoordinator: @unchecked Sendable {
         }.get()
     }
 
-    package func settingsChanged(_ settings: OutboxSettings) {
+    func settingsChanged(_ settings: OutboxSettings) {
         eventLoop.execute { self.settings = settings }
     }
 
-    package func stop() {
+    func stop() {
         eventLoop.execute {
             self.expiryTimer?.cancel()
             self.expiryTimer = nil

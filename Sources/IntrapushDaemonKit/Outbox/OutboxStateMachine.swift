@@ -8,16 +8,16 @@ import IntrapushStore
 /// any writer, before or after a crash, goes out in `id` order, and after a reconnect everything
 /// unacknowledged is loaded (and sent) again from the start. Events are named in the past tense;
 /// the returned `Action`s are performed by `OutboxCoordinator`.
-package struct OutboxStateMachine {
+struct OutboxStateMachine {
     /// Read the next undelivered rows after row `after`, at most `limit`, for connection `generation`.
-    package struct Load: Equatable {
-        package var after: Int64
-        package var limit: Int
-        package var generation: Int
+    struct Load: Equatable {
+        var after: Int64
+        var limit: Int
+        var generation: Int
     }
 
     /// What `OutboxCoordinator` does; each event answers with a list of them, in order.
-    package enum Action: Equatable {
+    enum Action: Equatable {
         /// Write these frames, in order. If they cannot go, nothing after them is done.
         case send([OutboxEntry])
         /// Once written: record as sent (one attempt more).
@@ -53,15 +53,15 @@ package struct OutboxStateMachine {
     private var recentlyAnswered: [(messageID: String, rowID: Int64)] = []
     static let recentlyAnsweredKept = 1024
 
-    package init(awaiting: [AwaitedReply] = []) {
+    init(awaiting: [AwaitedReply] = []) {
         for request in awaiting { awaitedReplies[request.messageID] = request.rowID }
     }
 
-    package var isConnected: Bool { open != nil }
-    package var inFlightCount: Int { open?.inFlight.count ?? 0 }
+    var isConnected: Bool { open != nil }
+    var inFlightCount: Int { open?.inFlight.count ?? 0 }
 
     /// The connection is open and `hello_text` is out: send what waits, from the first row.
-    package mutating func connectionOpened(window: Int, acknowledges: Bool) -> [Action] {
+    mutating func connectionOpened(window: Int, acknowledges: Bool) -> [Action] {
         assert(open == nil, "a connection opened while another was attached")
         generation += 1
         open = Open(window: window, acknowledges: acknowledges)
@@ -69,18 +69,18 @@ package struct OutboxStateMachine {
     }
 
     /// The connection ended: what was in flight goes again, from the database, on the next one.
-    package mutating func connectionClosed() {
+    mutating func connectionClosed() {
         open = nil
     }
 
     /// Rows were queued by anyone: load them once there is room.
-    package mutating func messagesQueued() -> [Action] {
+    mutating func messagesQueued() -> [Action] {
         open?.mayHaveMore = true
         return loadIfRoom()
     }
 
     /// The rows asked for arrived: send them.
-    package mutating func rowsLoaded(_ entries: [OutboxEntry], limit: Int, generation loadGeneration: Int) -> [Action] {
+    mutating func rowsLoaded(_ entries: [OutboxEntry], limit: Int, generation loadGeneration: Int) -> [Action] {
         guard loadGeneration == generation, var state = open else { return [] }
         assert(state.isLoading, "rows arrived with no load under way")
         state.isLoading = false
@@ -108,7 +108,7 @@ package struct OutboxStateMachine {
 
     /// A frame equal to `upstream_ack_text` carried `messageID`. Returns whether it acknowledged
     /// a message of ours (else the frame is a push like any other).
-    package mutating func acknowledgementReceived(_ messageID: String) -> (isAcknowledgement: Bool, actions: [Action]) {
+    mutating func acknowledgementReceived(_ messageID: String) -> (isAcknowledgement: Bool, actions: [Action]) {
         guard var state = open else { return (false, []) }
         guard let index = state.inFlight.firstIndex(where: { $0.messageID == messageID }) else {
             return (state.expiredInFlight.contains(messageID), [])
@@ -119,12 +119,12 @@ package struct OutboxStateMachine {
     }
 
     /// The request a frame answers, when it names one that waits.
-    package func requestAnswered(by inReplyTo: String) -> Int64? {
+    func requestAnswered(by inReplyTo: String) -> Int64? {
         awaitedReplies[inReplyTo] ?? recentlyAnswered.last { $0.messageID == inReplyTo }?.rowID
     }
 
     /// A reply was committed to its request's row: the request is answered, and delivered.
-    package mutating func replyCommitted(requestID messageID: String) -> [Action] {
+    mutating func replyCommitted(requestID messageID: String) -> [Action] {
         if let rowID = awaitedReplies.removeValue(forKey: messageID) {
             recentlyAnswered.append((messageID, rowID))
             if recentlyAnswered.count > Self.recentlyAnsweredKept { recentlyAnswered.removeFirst() }
@@ -138,7 +138,7 @@ package struct OutboxStateMachine {
     }
 
     /// These rows passed their deadline and were marked expired: never sent again.
-    package mutating func rowsExpired(_ rows: [AwaitedReply]) -> [Action] {
+    mutating func rowsExpired(_ rows: [AwaitedReply]) -> [Action] {
         for row in rows { awaitedReplies[row.messageID] = nil }
         guard var state = open else { return [] }
         let expired = Set(rows.map(\.rowID))

@@ -7,13 +7,13 @@ import IntrapushStore
 /// Members whose value is `null` count as absent. A payload that is not JSON, or not an
 /// object, keeps none of them and is stored exactly as it came. Never throws: a bad
 /// frame must not stop the daemon.
-package struct PushDecoder: Sendable, Equatable {
-    package let idField: String
+struct PushDecoder: Sendable, Equatable {
+    let idField: String
     /// The member naming the request a reply answers (`reply_to_field`).
-    package let replyToField: String
-    package let priorityField: String
-    package let linkField: String
-    package let recipientsField: String
+    let replyToField: String
+    let priorityField: String
+    let linkField: String
+    let recipientsField: String
     /// Every member looked for, each once (two settings may name the same member).
     private let wantedKeys: [[UInt8]]
     /// Where in `wantedKeys` each setting's member is.
@@ -24,7 +24,7 @@ package struct PushDecoder: Sendable, Equatable {
         var priority = 0, link = 0, url = 0, recipients = 0, replyTo = 0
     }
 
-    package init(
+    init(
         idField: String = "id", replyToField: String? = nil, priorityField: String = "priority",
         linkField: String = "click", recipientsField: String = "to"
     ) {
@@ -54,7 +54,7 @@ package struct PushDecoder: Sendable, Equatable {
         self.wantedKeys = keys.map { Array($0.utf8) }
     }
 
-    package func decode(text: String, receivedAt: Int64) -> Push {
+    func decode(text: String, receivedAt: Int64) -> Push {
         var push = Push(payload: .text(text), messageID: nil, title: nil, body: nil, receivedAt: receivedAt)
         var text = text
         text.withUTF8 { fillFields(of: &push, from: $0) }
@@ -62,12 +62,12 @@ package struct PushDecoder: Sendable, Equatable {
     }
 
     /// Binary frames are pushes too: text when valid UTF-8, else kept as bytes.
-    package func decode(binary bytes: [UInt8], receivedAt: Int64) -> Push {
+    func decode(binary bytes: [UInt8], receivedAt: Int64) -> Push {
         bytes.withUnsafeBytes { decode(frame: $0, receivedAt: receivedAt) }
     }
 
     /// A frame's payload as it lies in the receive buffer: copied once, into the push.
-    package func decode(frame bytes: UnsafeRawBufferPointer, receivedAt: Int64) -> Push {
+    func decode(frame bytes: UnsafeRawBufferPointer, receivedAt: Int64) -> Push {
         let utf8 = bytes.assumingMemoryBound(to: UInt8.self)
         guard let text = String(validating: utf8, as: UTF8.self) else {
             return Push(payload: .binary(Array(utf8)), messageID: nil, title: nil, body: nil, receivedAt: receivedAt)

@@ -9,14 +9,14 @@ import ServiceLifecycle
 /// heartbeat (10 s apart) started a new thread (`clone3`, `setpriority`, exit) only to hand an
 /// event from the event loop to the session loop. The event loop thread lives as long as the
 /// daemon; the session loop's work per event is small, and the store has its own thread.
-package final class EventLoopTaskExecutor: TaskExecutor {
+final class EventLoopTaskExecutor: TaskExecutor {
     let eventLoop: any EventLoop
 
-    package init(eventLoop: any EventLoop) {
+    init(eventLoop: any EventLoop) {
         self.eventLoop = eventLoop
     }
 
-    package func enqueue(_ job: consuming ExecutorJob) {
+    func enqueue(_ job: consuming ExecutorJob) {
         let job = UnownedJob(job)
         eventLoop.execute {
             job.runSynchronously(on: self.asUnownedTaskExecutor())
@@ -26,20 +26,20 @@ package final class EventLoopTaskExecutor: TaskExecutor {
 
 /// A clock whose sleeps are timers of the event loop: a task preferring `EventLoopTaskExecutor`
 /// wakes on that thread, where `ContinuousClock` would wake it through a libdispatch worker.
-package struct EventLoopClock: Clock {
-    package typealias Instant = ContinuousClock.Instant
-    package typealias Duration = Swift.Duration
+struct EventLoopClock: Clock {
+    typealias Instant = ContinuousClock.Instant
+    typealias Duration = Swift.Duration
 
     let eventLoop: any EventLoop
 
-    package init(eventLoop: any EventLoop) {
+    init(eventLoop: any EventLoop) {
         self.eventLoop = eventLoop
     }
 
-    package var now: Instant { .now }
-    package var minimumResolution: Duration { .microseconds(1) }
+    var now: Instant { .now }
+    var minimumResolution: Duration { .microseconds(1) }
 
-    package func sleep(until deadline: Instant, tolerance: Duration? = nil) async throws {
+    func sleep(until deadline: Instant, tolerance: Duration? = nil) async throws {
         let delay = max(.zero, deadline - .now)
         let timer = TimerBox()
         try await withTaskCancellationHandler {
@@ -84,7 +84,7 @@ extension EventLoopClock {
     /// Runs `tick` every `interval` until the task is cancelled or the service group shuts down
     /// gracefully. A loop, not `AsyncTimerSequence(…).cancelOnGracefulShutdown()`: that merges
     /// its sequences in unstructured tasks of no executor preference (libdispatch workers).
-    package func every(_ interval: Duration, _ tick: @escaping @Sendable () async -> Void) async {
+    func every(_ interval: Duration, _ tick: @escaping @Sendable () async -> Void) async {
         let clock = self
         try? await cancellingOnGracefulShutdown(on: eventLoop) {
             var next = clock.now.advanced(by: interval)
@@ -102,7 +102,7 @@ extension EventLoopClock {
 /// does this with a `Task {}` of its own, which prefers no executor: each call started a
 /// libdispatch worker, and the first worker arms libdispatch's pool monitor, a timer that wakes
 /// the process every second from then on.
-package func cancellingOnGracefulShutdown<T: Sendable>(
+func cancellingOnGracefulShutdown<T: Sendable>(
     on eventLoop: any EventLoop, _ operation: @escaping @Sendable () async throws -> T
 ) async throws -> T {
     let task = Task(executorPreference: EventLoopTaskExecutor(eventLoop: eventLoop)) { try await operation() }

@@ -1,13 +1,13 @@
 import CLinux
 
 /// How the daemon's C heap behaves, so that an idle daemon after a burst is as small as before.
-package enum HeapPolicy {
+enum HeapPolicy {
     /// Allocations at least this large get their own mapping, returned to the kernel when freed.
     ///
     /// glibc raises its mmap threshold each time such a block is freed, after which batch-sized
     /// arrays come from the heap and leave it fragmented; a fixed threshold stops that. Receive
     /// buffers (at most 64 KiB) stay below it, so the hot path makes no extra system calls.
-    package static let mappedAllocationThreshold: Int32 = 256 << 10
+    static let mappedAllocationThreshold: Int32 = 256 << 10
 
     /// Applies the policy; call once at start, before the threads that allocate exist.
     ///
@@ -15,7 +15,7 @@ package enum HeapPolicy {
     /// per-thread arenas, where a burst's memory otherwise stayed, and varied from run to run.
     /// Most small allocations never take the arena's lock (glibc's per-thread cache), so ingest
     /// is as fast with one arena (README "Performance" has the figures).
-    package static func apply() {
+    static func apply() {
         _ = mallopt(M_ARENA_MAX, 1)
         _ = mallopt(M_MMAP_THRESHOLD, mappedAllocationThreshold)
     }

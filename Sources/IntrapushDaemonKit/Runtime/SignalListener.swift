@@ -13,18 +13,18 @@ import NIOPosix
 /// exists, so every thread inherits the mask and a signal waits in the signalfd until it is
 /// read: one arriving before the daemon is ready is handled, never fatal. Hooks start with an
 /// empty mask (`HookProcess.spawnChild`).
-package enum SignalListener {
-    package static let handled: [Int32] = [SIGTERM, SIGINT, SIGHUP]
+enum SignalListener {
+    static let handled: [Int32] = [SIGTERM, SIGINT, SIGHUP]
 
     /// Blocks the handled signals in the calling thread and all threads it starts later.
-    package static func blockSignals() {
+    static func blockSignals() {
         var mask = signalSet()
         pthread_sigmask(SIG_BLOCK, &mask, nil)
     }
 
     /// Reads the signals on `eventLoop` and calls `received` there with each one, until the
     /// returned channel closes.
-    package static func listen(on eventLoop: any EventLoop, _ received: @escaping @Sendable (Int32) -> Void) async throws -> any Channel {
+    static func listen(on eventLoop: any EventLoop, _ received: @escaping @Sendable (Int32) -> Void) async throws -> any Channel {
         var mask = signalSet()
         let descriptor = signalfd(-1, &mask, Int32(SFD_NONBLOCK | SFD_CLOEXEC))
         guard descriptor >= 0 else { throw IOError(errnoCode: errno, reason: "signalfd") }

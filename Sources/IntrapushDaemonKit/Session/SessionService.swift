@@ -7,7 +7,7 @@ import ServiceLifecycle
 /// Keeps the one WebSocket to the server: dials, reconnects with backoff, reloads on SIGHUP,
 /// closes with 1000 on graceful shutdown. All decisions come from `SessionStateMachine`; this
 /// service performs them, one event at a time, from a single loop.
-package final class SessionService: Service, Sendable {
+final class SessionService: Service, Sendable {
     /// Everything the loop reacts to; `generation` discards events of a superseded dial.
     enum Event: Sendable {
         case dialSucceeded(any Channel, generation: Int)
@@ -41,7 +41,7 @@ package final class SessionService: Service, Sendable {
     let initialConfiguration: Configuration
     private let events: (stream: AsyncStream<Event>, continuation: AsyncStream<Event>.Continuation)
 
-    package init(
+    init(
         configuration: Configuration,
         group: any EventLoopGroup,
         storeWorker: StoreWorker,
@@ -65,7 +65,7 @@ package final class SessionService: Service, Sendable {
         self.events = AsyncStream.makeStream(of: Event.self)
     }
 
-    package func run() async throws {
+    func run() async throws {
         let continuation = events.continuation
         var loop = SessionLoop(service: self, configuration: initialConfiguration)
         let monitor = startNetworkMonitor()
@@ -96,7 +96,7 @@ package final class SessionService: Service, Sendable {
     }
 
     /// SIGHUP: read the configuration again.
-    package func requestReload() {
+    func requestReload() {
         send(.reloadRequested)
     }
 

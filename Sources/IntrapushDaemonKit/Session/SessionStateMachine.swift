@@ -306,7 +306,7 @@ package struct SessionStateMachine<Random: RandomNumberGenerator>: Sendable wher
     ///
     /// A route that appears makes a connected session ping rather than dial, so a flapping
     /// interface costs at most one dial per time it comes back.
-    package mutating func routeChecked(available: Bool, after change: NetworkChange = []) -> Action {
+    mutating func routeChecked(available: Bool, after change: NetworkChange = []) -> Action {
         switch (isNetworkAvailable, available) {
         case (false, true): return networkBecameAvailable()
         case (true, false): return networkBecameUnavailable()

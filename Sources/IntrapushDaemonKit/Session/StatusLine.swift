@@ -1,13 +1,13 @@
 import IntrapushConfiguration
 import IntrapushSupport
 /// The one-line `STATUS=` text systemd shows in `systemctl status`.
-package enum StatusLine {
-    package static func connecting(to configuration: Configuration, server: Int = 0) -> String {
+enum StatusLine {
+    static func connecting(to configuration: Configuration, server: Int = 0) -> String {
         "connecting to \(host(server, of: configuration)) (org \(configuration.org))"
     }
 
     /// On a fallback it says so, and since when the primary has been unreachable.
-    package static func connected(
+    static func connected(
         to configuration: Configuration, server: Int = 0, received: Int64, primaryUnreachableSince: Int64? = nil
     ) -> String {
         var line = "connected to \(host(server, of: configuration)) (org \(configuration.org))"
@@ -23,11 +23,11 @@ package enum StatusLine {
     }
 
     /// No route to the server: the daemon does not dial until one appears.
-    package static func waitingForNetwork(to configuration: Configuration) -> String {
+    static func waitingForNetwork(to configuration: Configuration) -> String {
         "waiting for network: no route to \(configuration.host)"
     }
 
-    package static func reconnecting(in delay: Duration, attempt: Int, reason: DisconnectReason) -> String {
+    static func reconnecting(in delay: Duration, attempt: Int, reason: DisconnectReason) -> String {
         if reason.isTokenRejection {
             return "\(reason); retrying in \(delay.roundedText) (attempt \(attempt))"
         }

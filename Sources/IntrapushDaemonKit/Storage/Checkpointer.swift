@@ -12,9 +12,9 @@ import NIOPosix
 /// queued here, which never blocks the writer. Durability is unchanged: a commit is durable in
 /// the WAL (synchronous=FULL) before it is acknowledged, and the checkpoint syncs the WAL before
 /// and the database file after copying, as the automatic one does.
-package final class Checkpointer: Sendable {
+final class Checkpointer: Sendable {
     /// SQLite's own automatic checkpoint size.
-    package static let walPagesThreshold = 1000
+    static let walPagesThreshold = 1000
 
     private let pool: NIOThreadPool
     private let connection: UncheckedConnection
@@ -25,7 +25,7 @@ package final class Checkpointer: Sendable {
     private let isHeldBack = ConditionLock(value: false)
 
     /// Opens a second connection to the database at `path`, which must exist and be in WAL mode.
-    package init(path: String) throws {
+    init(path: String) throws {
         let connection = try SQLiteConnection(path: path, mode: .readWrite)
         try connection.execute("PRAGMA synchronous = FULL")
         self.connection = UncheckedConnection(connection)
@@ -34,10 +34,10 @@ package final class Checkpointer: Sendable {
     }
 
     /// Checkpoints run so far (for tests and statistics).
-    package var checkpointsCompleted: Int { completed.withLockedValue { $0 } }
+    var checkpointsCompleted: Int { completed.withLockedValue { $0 } }
 
     /// Called after each commit with the WAL's length; queues at most one checkpoint at a time.
-    package func walGrew(toPages pages: Int) {
+    func walGrew(toPages pages: Int) {
         guard pages >= Self.walPagesThreshold else { return }
         queue()
     }
@@ -46,7 +46,7 @@ package final class Checkpointer: Sendable {
     /// back by readers, waits (at most `seconds`) for the next one, which the next commit queues,
     /// so that the WAL is copied back and can start over before the reader takes a snapshot
     /// again. When no commit comes in that time the writer is idle: one is queued then.
-    package func waitForHeldBackCheckpoint(atMost seconds: Double) {
+    func waitForHeldBackCheckpoint(atMost seconds: Double) {
         guard isHeldBack.value else { return }
         if isHeldBack.lock(whenValue: false, timeoutSeconds: seconds) {
             isHeldBack.unlock()
@@ -77,7 +77,7 @@ package final class Checkpointer: Sendable {
     }
 
     /// Waits for a queued checkpoint, then stops the thread; the connection closes with the object.
-    package func shutdown() async {
+    func shutdown() async {
         try? await pool.shutdownGracefully()
     }
 }

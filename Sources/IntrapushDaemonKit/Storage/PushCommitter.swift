@@ -2,6 +2,6 @@ import IntrapushStore
 import NIOCore
 
 /// Commits a batch of pushes durably; the future completes on `eventLoop` after the commit.
-package protocol PushCommitter: Sendable {
+protocol PushCommitter: Sendable {
     func commit(_ pushes: [Push], on eventLoop: any EventLoop) -> EventLoopFuture<[StoreOutcome]>
 }

@@ -8,14 +8,14 @@ import ServiceLifecycle
 /// A pass is one small batch per store-thread task, `pauseBetweenBatches` apart, then the freed
 /// pages are given back likewise: the pushes' commits run between batches, and so does the CLI's
 /// mark-read, which SQLite's busy handler would otherwise starve behind back-to-back batches.
-package struct RetentionService: Service {
+struct RetentionService: Service {
     let storeWorker: StoreWorker
     let interval: Duration
     let pauseBetweenBatches: Duration
     let clock: EventLoopClock
     let logger: Logger
 
-    package init(
+    init(
         storeWorker: StoreWorker, clock: EventLoopClock, interval: Duration = .seconds(3600),
         pauseBetweenBatches: Duration = .milliseconds(5), logger: Logger
     ) {
@@ -26,7 +26,7 @@ package struct RetentionService: Service {
         self.logger = logger
     }
 
-    package func run() async throws {
+    func run() async throws {
         // The live-state row first: the pruner records its work in that row, and would insert a
         // placeholder if it were not there yet.
         await storeWorker.flushLiveState()

@@ -45,7 +45,7 @@ extension StoreWorker {
     }
 
     /// The requests that wait for replies and the earliest deadline, for a daemon starting.
-    package func outboxAtStart() async throws -> (awaited: [AwaitedReply], nextExpiry: Int64?) {
+    func outboxAtStart() async throws -> (awaited: [AwaitedReply], nextExpiry: Int64?) {
         let store = self.store
         return try await pool.runIfActive { try store.outboxAtStart() }
     }

@@ -6,18 +6,18 @@ import NIOCore
 /// commits run between any two of them.
 extension StoreWorker {
     /// The policy the live state carries (set at start and on reload); keeps everything when unset.
-    package var retentionPolicy: RetentionPolicy {
+    var retentionPolicy: RetentionPolicy {
         let state = liveState.withLockedValue { $0 }
         return RetentionPolicy(days: state.retentionDays ?? 0, maximumRows: state.retentionMaxRows ?? 0)
     }
 
     /// Asks for a pass now (after a reload); does not wait.
-    package func requestPrune() {
+    func requestPrune() {
         pruneRequests.continuation.yield()
     }
 
     /// One `NotificationStore.pruneBatch`, in its own short transaction.
-    package func pruneBatch(policy: RetentionPolicy) async throws -> PruneProgress {
+    func pruneBatch(policy: RetentionPolicy) async throws -> PruneProgress {
         let store = self.store
         return try await pool.runIfActive {
             try store.pruneBatch(policy: policy, now: WallClock.nowMilliseconds())
@@ -25,7 +25,7 @@ extension StoreWorker {
     }
 
     /// Gives up to 256 free pages back to the file system; returns how many are left.
-    package func reclaimFreePages() async throws -> Int {
+    func reclaimFreePages() async throws -> Int {
         let store = self.store
         return try await pool.runIfActive { try store.reclaimFreePages() }
     }

@@ -9,7 +9,7 @@ import NIOPosix
 ///
 /// Every database call runs on this thread, in submission order, so the store needs no lock and
 /// a batch's live-state row is written in the batch's own transaction (no extra fsync).
-package final class StoreWorker: PushCommitter, Sendable {
+final class StoreWorker: PushCommitter, Sendable {
     let pool: StoreThread
     let store: NotificationStore
     private let checkpointer: Checkpointer?
@@ -24,7 +24,7 @@ package final class StoreWorker: PushCommitter, Sendable {
     /// subscriptions); each must only hand the news to its own thread.
     private let commitObservers = NIOLockedValueBox<[@Sendable () -> Void]>([])
 
-    package init(store: NotificationStore, initialState: LiveState, logger: Logger) {
+    init(store: NotificationStore, initialState: LiveState, logger: Logger) {
         self.store = store
         self.logger = logger
         self.liveState = NIOLockedValueBox(initialState)
@@ -47,7 +47,7 @@ package final class StoreWorker: PushCommitter, Sendable {
         checkpointer?.waitForHeldBackCheckpoint(atMost: seconds)
     }
 
-    package func commit(_ pushes: [Push], on eventLoop: any EventLoop) -> EventLoopFuture<[StoreOutcome]> {
+    func commit(_ pushes: [Push], on eventLoop: any EventLoop) -> EventLoopFuture<[StoreOutcome]> {
         let store = self.store
         let liveState = self.liveState
         return pool.runIfActive(eventLoop: eventLoop) {
@@ -76,7 +76,7 @@ package final class StoreWorker: PushCommitter, Sendable {
 
     /// Changes the live state now and queues its write (a small transaction on the store
     /// thread, after everything submitted before it); does not wait.
-    package func updateLiveState(_ change: (inout LiveState) -> Void) {
+    func updateLiveState(_ change: (inout LiveState) -> Void) {
         liveState.withLockedValue { change(&$0) }
         let store = self.store
         let liveState = self.liveState
@@ -95,7 +95,7 @@ package final class StoreWorker: PushCommitter, Sendable {
 
     /// After pushes were stored, queues giving their memory back (called on a heartbeat, so
     /// an idle daemon shrinks without a timer of its own).
-    package func releaseMemoryIfUsed() {
+    func releaseMemoryIfUsed() {
         let received = liveState.withLockedValue { $0.receivedTotal }
         let hasCommitted = receivedAtLastRelease.withLockedValue { last in
             defer { last = received }
@@ -110,7 +110,7 @@ package final class StoreWorker: PushCommitter, Sendable {
     }
 
     /// Writes the live state and waits until it is on disk (used on the way out).
-    package func flushLiveState() async {
+    func flushLiveState() async {
         let store = self.store
         let liveState = self.liveState
         try? await pool.runIfActive {
@@ -119,18 +119,18 @@ package final class StoreWorker: PushCommitter, Sendable {
     }
 
     /// The live state now, as `io.intrapush.Daemon.Status` tells it.
-    package var currentLiveState: LiveState { liveState.withLockedValue { $0 } }
+    var currentLiveState: LiveState { liveState.withLockedValue { $0 } }
 
     /// Changes the live state in memory only; it reaches the file with the next write.
-    package func amendLiveState(_ change: (inout LiveState) -> Void) {
+    func amendLiveState(_ change: (inout LiveState) -> Void) {
         liveState.withLockedValue { change(&$0) }
     }
 
     /// How long work has waited on the store thread without any of it finishing (nil when
     /// none waits): the watchdog's measure of a hung database, read without waking the thread.
-    package var stalledFor: Duration? { pool.stalledFor }
+    var stalledFor: Duration? { pool.stalledFor }
 
-    package func shutdown() async {
+    func shutdown() async {
         try? await pool.shutdownGracefully()
         await checkpointer?.shutdown()
     }

@@ -5,40 +5,40 @@
 ///
 /// Batches are formed in arrival order and written one after the other, so whatever follows a
 /// write (acknowledgements, answers) follows it in arrival order too.
-package struct WriteCoalescer<Item> {
+struct WriteCoalescer<Item> {
     /// Items received and not yet handed to a write.
-    package private(set) var waiting: [Item] = []
+    private(set) var waiting: [Item] = []
     /// The sum of `weigh` over `waiting` (a push's payload bytes; 0 when nothing is weighed).
-    package private(set) var waitingWeight = 0
+    private(set) var waitingWeight = 0
     /// The batch being written now.
-    package private(set) var inFlight: [Item]?
+    private(set) var inFlight: [Item]?
     /// The most items one write takes; bounds the time a transaction holds the write lock.
-    package let maximumBatchSize: Int
+    let maximumBatchSize: Int
     private let weigh: @Sendable (Item) -> Int
 
-    package init(maximumBatchSize: Int = .max, weigh: @escaping @Sendable (Item) -> Int = { _ in 0 }) {
+    init(maximumBatchSize: Int = .max, weigh: @escaping @Sendable (Item) -> Int = { _ in 0 }) {
         precondition(maximumBatchSize > 0, "a batch takes at least one item")
         self.maximumBatchSize = maximumBatchSize
         self.weigh = weigh
     }
 
     /// Nothing waiting and nothing being written.
-    package var isIdle: Bool { inFlight == nil && waiting.isEmpty }
+    var isIdle: Bool { inFlight == nil && waiting.isEmpty }
 
     /// Items taken and not yet written: waiting or in flight.
-    package var unwrittenCount: Int { waiting.count + (inFlight?.count ?? 0) }
+    var unwrittenCount: Int { waiting.count + (inFlight?.count ?? 0) }
 
-    package mutating func received(_ item: Item) {
+    mutating func received(_ item: Item) {
         waiting.append(item)
         waitingWeight += weigh(item)
     }
 
-    package mutating func received(contentsOf items: [Item]) {
+    mutating func received(contentsOf items: [Item]) {
         for item in items { received(item) }
     }
 
     /// The batch to write now, when no write is in flight and something waits.
-    package mutating func nextBatch() -> [Item]? {
+    mutating func nextBatch() -> [Item]? {
         guard inFlight == nil, !waiting.isEmpty else { return nil }
         let batch: [Item]
         if waiting.count <= maximumBatchSize {
@@ -58,13 +58,13 @@ package struct WriteCoalescer<Item> {
 
     /// The write in flight finished (whether it succeeded is the caller's to say): returns its
     /// batch, so that what follows it goes to each item in order.
-    package mutating func written() -> [Item] {
+    mutating func written() -> [Item] {
         defer { inFlight = nil }
         return inFlight ?? []
     }
 
     /// The write failed or its connection ended: nothing pending will be answered.
-    package mutating func abandon() {
+    mutating func abandon() {
         inFlight = nil
         waiting.removeAll()
         waitingWeight = 0

@@ -8,26 +8,26 @@ import IntrapushSupport
 /// priority (`<3>` error … `<7>` debug) so the journal keeps the levels.
 ///
 /// Metadata follows the message as `key=value`. Newlines are escaped: one event, one line.
-package struct JournalLogHandler: LogHandler {
-    package var metadata: Logger.Metadata = [:]
+struct JournalLogHandler: LogHandler {
+    var metadata: Logger.Metadata = [:]
     private let control: LogLevelControl
 
-    package init(control: LogLevelControl) {
+    init(control: LogLevelControl) {
         self.control = control
     }
 
     /// Read from the shared control, so a reload changes every logger's level.
-    package var logLevel: Logger.Level {
+    var logLevel: Logger.Level {
         get { control.level }
         set { control.level = newValue }
     }
 
-    package subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
         get { metadata[key] }
         set { metadata[key] = newValue }
     }
 
-    package static func priority(of level: Logger.Level) -> Int {
+    static func priority(of level: Logger.Level) -> Int {
         switch level {
         case .trace, .debug: return 7
         case .info: return 6
@@ -38,7 +38,7 @@ package struct JournalLogHandler: LogHandler {
         }
     }
 
-    package func log(event: LogEvent) {
+    func log(event: LogEvent) {
         var line = "<\(Self.priority(of: event.level))>\(Self.escaped(event.message.description))"
         let merged = event.metadata.map { metadata.merging($0) { $1 } } ?? metadata
         for (key, value) in merged.sorted(by: { $0.key < $1.key }) {

@@ -3,7 +3,7 @@ import Logging
 
 extension LogLevel {
     /// The matching swift-log level.
-    package var loggerLevel: Logger.Level {
+    var loggerLevel: Logger.Level {
         switch self {
         case .debug: .debug
         case .info: .info

@@ -7,37 +7,37 @@ import IntrapushSupport
 /// Tells systemd what the daemon is doing, through libsystemd's `sd_notify`.
 ///
 /// Without `NOTIFY_SOCKET` (not started by systemd) every call is a no-op, as in libsystemd.
-package struct SystemdNotifier: Sendable {
-    package init() {}
+struct SystemdNotifier: Sendable {
+    init() {}
 
     /// Sends `state` (newline-separated `KEY=VALUE` assignments); returns whether it was delivered.
     @discardableResult
-    package func notify(_ state: String) -> Bool {
+    func notify(_ state: String) -> Bool {
         sd_notify(0, state) > 0
     }
 
-    package func ready(status: String? = nil) {
+    func ready(status: String? = nil) {
         notify(["READY=1", status.map { "STATUS=\(Self.oneLine($0))" }].compactMap { $0 }.joined(separator: "\n"))
     }
 
-    package func status(_ text: String) {
+    func status(_ text: String) {
         notify("STATUS=\(Self.oneLine(text))")
     }
 
-    package func reloading() {
+    func reloading() {
         notify("RELOADING=1\nMONOTONIC_USEC=\(WallClock.monotonicMicroseconds())")
     }
 
-    package func stopping() {
+    func stopping() {
         notify("STOPPING=1")
     }
 
-    package func watchdogAlive() {
+    func watchdogAlive() {
         notify("WATCHDOG=1")
     }
 
     /// The watchdog period systemd expects (`WATCHDOG_USEC`, honouring `WATCHDOG_PID`), or nil.
-    package func watchdogTimeout() -> Duration? {
+    func watchdogTimeout() -> Duration? {
         var microseconds: UInt64 = 0
         guard sd_watchdog_enabled(0, &microseconds) > 0, microseconds > 0 else { return nil }
         return .microseconds(Int64(clamping: microseconds))

@@ -1,6 +1,6 @@
 import CLinux
 import Foundation
-import IntrapushDaemonKit
+@testable import IntrapushDaemonKit
 import IntrapushDevServer
 
 /// Two scratch network namespaces joined by a veth pair, for the network-awareness test: the

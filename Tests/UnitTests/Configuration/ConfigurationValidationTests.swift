@@ -1,5 +1,6 @@
 import IntrapushConfiguration
 import Testing
+@testable import IntrapushDaemonKit
 
 @Suite("Configuration validation")
 struct ConfigurationValidationTests {

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 
+@testable import IntrapushDaemonKit
 @testable import IntrapushQuery
 @testable import IntrapushInterface
 @testable import IntrapushStore

@@ -1,4 +1,4 @@
-import IntrapushDaemonKit
+@testable import IntrapushDaemonKit
 import IntrapushFleetSimulation
 import Testing
 

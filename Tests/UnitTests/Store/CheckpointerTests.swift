@@ -1,5 +1,5 @@
 import Foundation
-import IntrapushDaemonKit
+@testable import IntrapushDaemonKit
 import Testing
 
 @testable import IntrapushStore
