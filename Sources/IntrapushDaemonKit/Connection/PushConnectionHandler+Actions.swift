@@ -8,18 +8,24 @@ extension PushConnectionHandler {
     /// gone) only what needs no channel is done: committed rows still reach the outbox and hook.
     func perform(_ actions: [PushConnectionStateMachine.Action], outcomes: [StoreOutcome] = [], context: ChannelHandlerContext?) {
         for action in actions {
-            if case .handToHook(let batch) = action {
+            // What needs no channel: the rows are stored whether or not an acknowledgement can go.
+            switch action {
+            case .tellOutbox(let batch):
                 outbox?.committed(batch)
-                // After the acknowledgements are flushed, and even when none could go: the rows are
-                // stored, and the server's redelivery would be a duplicate that runs no hook.
+                continue
+            case .handToHook(let batch):
+                // After the acknowledgements are flushed, and even when none could go: the server's
+                // redelivery would be a duplicate that runs no hook.
                 hook?.submit(batch, outcomes: outcomes)
                 continue
+            default:
+                break
             }
             guard let context else { continue }
             switch action {
             case .acknowledge(let batch):
                 acknowledge(batch, context: context)
-            case .handToHook:
+            case .tellOutbox, .handToHook:
                 break  // above
             case .startCommit(let batch):
                 startCommit(batch, context: context)

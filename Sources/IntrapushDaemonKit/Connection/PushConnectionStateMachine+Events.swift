@@ -24,7 +24,7 @@ extension PushConnectionStateMachine {
         let batch = commits.written()
         switch state {
         case .open(let isReadingPaused), .draining(let isReadingPaused):
-            var actions: [Action] = [.acknowledge(batch), .handToHook(batch)]
+            var actions: [Action] = [.acknowledge(batch), .tellOutbox(batch), .handToHook(batch)]
             if let next = commits.nextBatch() { actions.append(.startCommit(next)) }
             if case .draining = state, commits.isIdle {
                 actions += sendCloseFrame(.code(Self.normalClosure), wasReadingPaused: isReadingPaused)
@@ -35,11 +35,11 @@ extension PushConnectionStateMachine {
             return actions
         case .closeSent, .closingChannel:
             // Stored, but no acknowledgement may follow our close: a redelivery will be a duplicate.
-            return [.handToHook(batch)] + (commits.nextBatch().map { [.startCommit($0)] } ?? [])
+            return [.tellOutbox(batch), .handToHook(batch)] + (commits.nextBatch().map { [.startCommit($0)] } ?? [])
         case .closed:
             // The rows are stored (the hook runs for them); what waited is left to redelivery.
             commits.abandon()
-            return [.handToHook(batch)]
+            return [.tellOutbox(batch), .handToHook(batch)]
         }
     }
 

@@ -23,12 +23,14 @@ struct PushConnectionStateMachine {
     }
 
     /// What the handler does. Each event answers with a list of them, in the order they are to
-    /// be performed: acknowledge, hand to the hook, start a commit, pause or resume reading, send
+    /// be performed: acknowledge, tell the outbox, hand to the hook, start a commit, pause or resume reading, send
     /// a close frame, arm the close timeout, close the channel, report the end to the session.
     enum Action: Equatable {
         /// One acknowledgement per push, in order, in one flush.
         case acknowledge([Push])
-        /// Committed rows for `on_notification` and the outbox; stored even when no ack may go out.
+        /// Committed rows for the outbox: the replies among them answer its requests.
+        case tellOutbox([Push])
+        /// Committed rows for `on_notification`; stored even when no ack may go out.
         case handToHook([Push])
         case startCommit([Push])
         case pauseReading

@@ -64,7 +64,7 @@ final class OutboxCoordinator: @unchecked Sendable {
         eventLoop.assertInEventLoop()
         // Returning to the primary: the new connection takes over before the old one closes; what
         // was in flight on the old one goes again on the new, in order.
-        if self.sender != nil { machine.connectionClosed() }
+        if self.sender != nil { perform(machine.connectionClosed()) }
         self.sender = sender
         perform(machine.connectionOpened(window: window, acknowledges: acknowledges))
     }
@@ -74,14 +74,14 @@ final class OutboxCoordinator: @unchecked Sendable {
         eventLoop.assertInEventLoop()
         guard self.sender === sender else { return }
         self.sender = nil
-        machine.connectionClosed()
+        perform(machine.connectionClosed())
     }
 
     /// Whether `messageID` (from a frame equal to `upstream_ack_text`) acknowledged one of ours.
     func acknowledgementReceived(_ messageID: String) -> Bool {
         eventLoop.assertInEventLoop()
-        let (isAcknowledgement, actions) = machine.acknowledgementReceived(messageID)
-        perform(actions)
+        let isAcknowledgement = machine.isAcknowledgement(messageID)
+        perform(machine.acknowledgementReceived(messageID))
         return isAcknowledgement
     }
 
@@ -187,9 +187,8 @@ final class OutboxCoordinator: @unchecked Sendable {
             case .send(let entries):
                 guard let sender, sender.sendUpstream(entries) else {
                     // Closing: what was not written goes on the next connection.
-                    machine.connectionClosed()
-                    sender = nil
-                    return
+                    self.sender = nil
+                    return perform(machine.connectionClosed())
                 }
             case .recordSent(let rows):
                 progress.received(contentsOf: rows.map(OutboxProgress.sent))

@@ -68,9 +68,11 @@ struct OutboxStateMachine {
         return loadIfRoom()
     }
 
-    /// The connection ended: what was in flight goes again, from the database, on the next one.
-    mutating func connectionClosed() {
+    /// The connection ended (or could not take a frame): what was in flight goes again, from
+    /// the database, on the next one.
+    mutating func connectionClosed() -> [Action] {
         open = nil
+        return []
     }
 
     /// Rows were queued by anyone: load them once there is room.
@@ -106,16 +108,22 @@ struct OutboxStateMachine {
         return actions + loadIfRoom()
     }
 
-    /// A frame equal to `upstream_ack_text` carried `messageID`. Returns whether it acknowledged
-    /// a message of ours (else the frame is a push like any other).
-    mutating func acknowledgementReceived(_ messageID: String) -> (isAcknowledgement: Bool, actions: [Action]) {
-        guard var state = open else { return (false, []) }
-        guard let index = state.inFlight.firstIndex(where: { $0.messageID == messageID }) else {
-            return (state.expiredInFlight.contains(messageID), [])
+    /// Whether a frame equal to `upstream_ack_text` carrying `messageID` acknowledges a message
+    /// of ours (else the frame is a push like any other): one in flight, or one that expired
+    /// while in flight.
+    func isAcknowledgement(_ messageID: String) -> Bool {
+        guard let state = open else { return false }
+        return state.inFlight.contains { $0.messageID == messageID } || state.expiredInFlight.contains(messageID)
+    }
+
+    /// A frame equal to `upstream_ack_text` carried `messageID`.
+    mutating func acknowledgementReceived(_ messageID: String) -> [Action] {
+        guard var state = open, let index = state.inFlight.firstIndex(where: { $0.messageID == messageID }) else {
+            return []
         }
         let rowID = state.inFlight.remove(at: index).rowID
         open = state
-        return (true, [.recordDelivered([rowID])] + loadIfRoom())
+        return [.recordDelivered([rowID])] + loadIfRoom()
     }
 
     /// The request a frame answers, when it names one that waits.

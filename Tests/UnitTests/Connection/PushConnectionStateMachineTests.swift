@@ -17,8 +17,8 @@ struct PushConnectionStateMachineTests {
         #expect(machine.pushReceived(Self.push(1)) == [.startCommit([Self.push(1)])])
         #expect(machine.pushReceived(Self.push(2)) == [])  // one commit at a time
         #expect(machine.pushReceived(Self.push(3)) == [])
-        #expect(machine.commitSucceeded() == [.acknowledge([Self.push(1)]), .handToHook([Self.push(1)]), .startCommit([Self.push(2), Self.push(3)])])
-        #expect(machine.commitSucceeded() == [.acknowledge([Self.push(2), Self.push(3)]), .handToHook([Self.push(2), Self.push(3)])])
+        #expect(machine.commitSucceeded() == [.acknowledge([Self.push(1)]), .tellOutbox([Self.push(1)]), .handToHook([Self.push(1)]), .startCommit([Self.push(2), Self.push(3)])])
+        #expect(machine.commitSucceeded() == [.acknowledge([Self.push(2), Self.push(3)]), .tellOutbox([Self.push(2), Self.push(3)]), .handToHook([Self.push(2), Self.push(3)])])
         #expect(machine.uncommittedCount == 0)
     }
 
@@ -72,8 +72,8 @@ struct PushConnectionStateMachineTests {
         #expect(machine.closeRequested(.shuttingDown) == [.scheduleCloseTimeout])
         #expect(machine.state == .draining(isReadingPaused: false))
         #expect(machine.pushReceived(Self.push(3)) == [])  // left to the server's redelivery
-        #expect(machine.commitSucceeded() == [.acknowledge([Self.push(1)]), .handToHook([Self.push(1)]), .startCommit([Self.push(2)])])
-        #expect(machine.commitSucceeded() == [.acknowledge([Self.push(2)]), .handToHook([Self.push(2)]), .sendClose(.code(1000))])
+        #expect(machine.commitSucceeded() == [.acknowledge([Self.push(1)]), .tellOutbox([Self.push(1)]), .handToHook([Self.push(1)]), .startCommit([Self.push(2)])])
+        #expect(machine.commitSucceeded() == [.acknowledge([Self.push(2)]), .tellOutbox([Self.push(2)]), .handToHook([Self.push(2)]), .sendClose(.code(1000))])
         #expect(!machine.mayWriteDataFrames)
         #expect(machine.closeFrameReceived(code: 1000) == [.closeChannel])
         #expect(machine.channelClosed() == [.reportClosed(.shuttingDown)])
@@ -94,7 +94,7 @@ struct PushConnectionStateMachineTests {
         var machine = Machine()
         _ = machine.pushReceived(Self.push(1))
         _ = machine.protocolErrorCaught(.messageTooLarge, closeCode: 1009)
-        #expect(machine.commitSucceeded() == [.handToHook([Self.push(1)])])
+        #expect(machine.commitSucceeded() == [.tellOutbox([Self.push(1)]), .handToHook([Self.push(1)])])
         #expect(machine.closeReason == .messageTooLarge)
     }
 
@@ -129,7 +129,7 @@ struct PushConnectionStateMachineTests {
         _ = machine.pushReceived(Self.push(1))
         _ = machine.pushReceived(Self.push(2))
         _ = machine.channelClosed()
-        #expect(machine.commitSucceeded() == [.handToHook([Self.push(1)])])
+        #expect(machine.commitSucceeded() == [.tellOutbox([Self.push(1)]), .handToHook([Self.push(1)])])
         #expect(machine.uncommittedCount == 0)
     }
 
