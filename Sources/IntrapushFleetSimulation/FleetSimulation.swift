@@ -32,18 +32,18 @@ package struct FleetSimulation: Sendable {
             _ = machine.started()
             _ = machine.connectionEstablished(at: origin - .seconds(3600))
             var now = Duration.zero
-            var action = machine.connectionLost(closed, at: origin)
+            var actions = machine.connectionLost(closed, at: origin)
             while true {
-                guard case .scheduleReconnect(let delay, _, _) = action else {
-                    preconditionFailure("the machine did not schedule a reconnect: \(action)")
+                guard actions.count == 1, case .scheduleReconnect(let delay, _, _)? = actions.first else {
+                    preconditionFailure("the machine did not schedule a reconnect: \(actions)")
                 }
                 now += delay
-                precondition(machine.reconnectDelayElapsed() == .connect, "a reconnect timer must dial")
+                precondition(machine.reconnectDelayElapsed() == [.connect], "a reconnect timer must dial")
                 if now >= downtime {
                     arrivals.append(now - downtime)
                     break
                 }
-                action = machine.connectionFailed(.unreachable("connection refused"), at: origin + now)
+                actions = machine.connectionFailed(.unreachable("connection refused"), at: origin + now)
             }
         }
         return arrivals.sorted()
@@ -66,19 +66,19 @@ package struct FleetSimulation: Sendable {
             _ = machine.started()
             _ = machine.connectionEstablished(at: origin - .seconds(3600))
             var now = Duration.zero
-            var action = machine.connectionLost(.closedByServer(code: nil), at: origin)
+            var actions = machine.connectionLost(.closedByServer(code: nil), at: origin)
             while true {
-                guard case .scheduleReconnect(let delay, _, _) = action else {
-                    preconditionFailure("the machine did not schedule a reconnect: \(action)")
+                guard actions.count == 1, case .scheduleReconnect(let delay, _, _)? = actions.first else {
+                    preconditionFailure("the machine did not schedule a reconnect: \(actions)")
                 }
                 now += delay
-                precondition(machine.reconnectDelayElapsed() == .connect, "a reconnect timer must dial")
+                precondition(machine.reconnectDelayElapsed() == [.connect], "a reconnect timer must dial")
                 if machine.currentServer == 1 {
                     arrivals.append(now)
                     break
                 }
                 if now > Self.failoverHorizon { break }
-                action = machine.connectionFailed(.unreachable("connection refused"), at: origin + now)
+                actions = machine.connectionFailed(.unreachable("connection refused"), at: origin + now)
             }
         }
         return arrivals.sorted()

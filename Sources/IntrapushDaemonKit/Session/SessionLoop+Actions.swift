@@ -4,7 +4,12 @@ import Logging
 import NIOCore
 
 extension SessionLoop {
-    mutating func perform(_ action: SessionStateMachine<SystemRandomNumberGenerator>.Action, tasks: inout DiscardingTaskGroup) {
+    /// Performs what the session machine decided, in its order: the one place its actions happen.
+    mutating func perform(_ actions: [SessionStateMachine<SystemRandomNumberGenerator>.Action], tasks: inout DiscardingTaskGroup) {
+        for action in actions { perform(action, tasks: &tasks) }
+    }
+
+    private mutating func perform(_ action: SessionStateMachine<SystemRandomNumberGenerator>.Action, tasks: inout DiscardingTaskGroup) {
         switch action {
         case .connect:
             dial(tasks: &tasks)
@@ -28,11 +33,9 @@ extension SessionLoop {
         case .probePrimary:
             probePrimary(tasks: &tasks)
         case .switchToPrimary:
-            break  // done where the probe's channel is at hand (`probeSucceeded`)
+            switchToPrimary()
         case .abandonProbe:
             abandonProbe()
-        case .none:
-            break
         }
     }
 

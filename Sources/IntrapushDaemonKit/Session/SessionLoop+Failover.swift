@@ -34,7 +34,7 @@ extension SessionLoop {
         probeCounter += 1
         let id = probeCounter
         let cancellation = DialCancellation()
-        probe = (id, cancellation)
+        probe = (id, cancellation, nil)
         logger.info("trying the primary \(configuration.endpoint.redactedURL) again")
         startDial(
             toServer: 0, cancellation: cancellation,
@@ -44,15 +44,17 @@ extension SessionLoop {
             tasks: &tasks)
     }
 
-    mutating func probeSucceeded(_ newChannel: any Channel) {
-        guard let id = probe?.id else { return }
+    /// The primary's dial is up: the machine decides whether it becomes the connection
+    /// (`switchToPrimary`) or is let go (`abandonProbe`).
+    mutating func probeSucceeded(_ newChannel: any Channel, tasks: inout DiscardingTaskGroup) {
+        probe?.channel = newChannel
         attachCurrentHook(to: newChannel)
-        let action = machine.primaryProbeSucceeded(at: .now)
-        guard action == .switchToPrimary else {
-            newChannel.close(promise: nil)
-            probe = nil
-            return
-        }
+        perform(machine.primaryProbeSucceeded(at: .now), tasks: &tasks)
+    }
+
+    /// The probe's channel becomes the connection; the fallback's is drained and closed.
+    mutating func switchToPrimary() {
+        guard let (id, _, newChannel) = probe, let newChannel else { return }
         // The old connection's events go on arriving under its generation: its acknowledgements
         // still count, its close starts nothing. A reconnect timer of a lost fallback is void.
         let old = channel
@@ -67,8 +69,10 @@ extension SessionLoop {
         connectionOpened()
     }
 
+    /// The probe is no longer wanted: its dial is cancelled, or its channel closed.
     mutating func abandonProbe() {
         probe?.cancellation.cancel()
+        probe?.channel?.close(promise: nil)
         probe = nil
     }
 

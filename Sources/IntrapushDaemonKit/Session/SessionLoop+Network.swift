@@ -10,7 +10,7 @@ extension SessionLoop {
     mutating func watchNetwork(isMonitored: Bool) {
         isNetworkMonitored = isMonitored
         guard isMonitored else { return }
-        machine.networkWatchStarted(routeAvailable: hasRouteToServer())
+        _ = machine.networkWatchStarted(routeAvailable: hasRouteToServer())
     }
 
     /// The monitor reported a change: check the route again and act on what it amounts to.
@@ -20,7 +20,7 @@ extension SessionLoop {
         logger.debug("network changed (\(change)); route to \(configuration.host): \(available ? "yes" : "no")")
         let wasWaiting = machine.isWaitingToDial
         let action = machine.routeChecked(available: available, after: change)
-        if wasWaiting, action == .connect {
+        if wasWaiting, action.contains(.connect) {
             logger.info("network changed (\(change)): connecting now")
         }
         perform(action, tasks: &tasks)

@@ -16,7 +16,7 @@ struct SessionLoop {
     /// One dialer per server (each its own TLS name), built on first use.
     var dialers: [Int: WebSocketDialer] = [:]
     /// The primary's dial beside a fallback's connection, while it runs.
-    var probe: (id: Int, cancellation: DialCancellation)?
+    var probe: (id: Int, cancellation: DialCancellation, channel: (any Channel)?)?
     var probeCounter = 0
     /// The connection began as a probe: its events come as `probeConnection` with this number.
     var promotedProbe: Int?
@@ -74,7 +74,7 @@ struct SessionLoop {
             dialCancellation = nil
             logger.warning("cannot connect to \(currentEndpoint.redactedURL): \(reason)")
             let action = machine.connectionFailed(reason, at: .now)
-            if action.reconnects { service.metrics?.metrics.reconnectNeeded(because: reason) }
+            if action.contains(where: \.reconnects) { service.metrics?.metrics.reconnectNeeded(because: reason) }
             perform(action, tasks: &tasks)
         case .connection(let connectionEvent, let connection) where connection == generation && promotedProbe == nil:
             handle(connectionEvent, tasks: &tasks)
@@ -87,7 +87,7 @@ struct SessionLoop {
                 service.storeWorker.amendLiveState { $0.ackedTotal += Int64(count) }
             }
         case .probeSucceeded(let channel, let probe) where probe == self.probe?.id:
-            probeSucceeded(channel)
+            probeSucceeded(channel, tasks: &tasks)
         case .probeSucceeded(let channel, _):
             channel.close(promise: nil)  // an abandoned probe
         case .probeFailed(let reason, let probe) where probe == self.probe?.id:
@@ -142,7 +142,7 @@ struct SessionLoop {
             channel = nil
             logger.notice("disconnected from \(currentEndpoint.redactedURL): \(reason)")
             let action = machine.connectionLost(reason, at: .now)
-            if action.reconnects { service.metrics?.metrics.reconnectNeeded(because: reason) }
+            if action.contains(where: \.reconnects) { service.metrics?.metrics.reconnectNeeded(because: reason) }
             perform(action, tasks: &tasks)
         }
     }

@@ -5,7 +5,7 @@ extension SessionStateMachine.Action {
         switch self {
         case .connect, .scheduleReconnect, .waitForNetwork: true
         case .closeConnection, .cancelConnectAttempt, .verifyConnection, .stop, .scheduleFailback, .probePrimary,
-            .switchToPrimary, .abandonProbe, .none:
+            .switchToPrimary, .abandonProbe:
             false
         }
     }

@@ -54,7 +54,6 @@ package struct SessionStateMachine<Random: RandomNumberGenerator>: Sendable wher
         case switchToPrimary
         /// A probe that is no longer wanted (shutdown, reload): close or cancel it.
         case abandonProbe
-        case none
     }
 
 
@@ -99,42 +98,42 @@ package struct SessionStateMachine<Random: RandomNumberGenerator>: Sendable wher
     package var isOnFallback: Bool { rotation.isOnFallback }
     package var primaryUnreachableSince: Instant? { rotation.primaryUnreachableSince }
 
-    package mutating func started() -> Action {
-        guard state == .idle else { return .none }
+    package mutating func started() -> [Action] {
+        guard state == .idle else { return [] }
         guard isNetworkAvailable else { return holdForNetwork() }
         state = .connecting
-        return .connect
+        return [.connect]
     }
 
-    package mutating func connectionEstablished(at now: Instant) -> Action {
+    package mutating func connectionEstablished(at now: Instant) -> [Action] {
         switch state {
         case .connecting:
             state = .connected(since: now)
             rotation.connected()
-            guard rotation.isOnFallback else { return .none }
-            return failbackInterval.map { .scheduleFailback(after: $0) } ?? .none
+            guard rotation.isOnFallback else { return [] }
+            return failbackInterval.map { [.scheduleFailback(after: $0)] } ?? []
         case .closing(let thenReconnect):
             // Shutdown or reload arrived while dialling: close what just opened.
-            return .closeConnection(reason: thenReconnect ? .reconfigured : .shuttingDown)
+            return [.closeConnection(reason: thenReconnect ? .reconfigured : .shuttingDown)]
         default:
-            return .none
+            return []
         }
     }
 
     /// A dial ended before the connection opened.
-    package mutating func connectionFailed(_ reason: DisconnectReason, at now: Instant) -> Action {
+    package mutating func connectionFailed(_ reason: DisconnectReason, at now: Instant) -> [Action] {
         switch state {
         case .connecting:
             return scheduleRetry(after: reason, at: now)
         case .closing(let thenReconnect):
             return finishClosing(thenReconnect: thenReconnect)
         default:
-            return .none
+            return []
         }
     }
 
     /// An open connection ended (any cause, including a close we asked for).
-    package mutating func connectionLost(_ reason: DisconnectReason, at now: Instant) -> Action {
+    package mutating func connectionLost(_ reason: DisconnectReason, at now: Instant) -> [Action] {
         switch state {
         case .connected(let since):
             if now - since >= backoff.maximum { consecutiveFailures = 0 }
@@ -147,70 +146,70 @@ package struct SessionStateMachine<Random: RandomNumberGenerator>: Sendable wher
         case .closing(let thenReconnect):
             return finishClosing(thenReconnect: thenReconnect)
         default:
-            return .none
+            return []
         }
     }
 
-    package mutating func reconnectDelayElapsed() -> Action {
-        guard case .waiting = state else { return .none }
+    package mutating func reconnectDelayElapsed() -> [Action] {
+        guard case .waiting = state else { return [] }
         guard isNetworkAvailable else { return holdForNetwork() }
         state = .connecting
-        return .connect
+        return [.connect]
     }
 
     /// The failback timer ran out: try the primary beside the open connection.
-    package mutating func failbackDue() -> Action {
-        guard case .connected = state, rotation.isOnFallback, !isProbingPrimary, failbackInterval != nil else { return .none }
+    package mutating func failbackDue() -> [Action] {
+        guard case .connected = state, rotation.isOnFallback, !isProbingPrimary, failbackInterval != nil else { return [] }
         isProbingPrimary = true
-        return .probePrimary
+        return [.probePrimary]
     }
 
     /// The primary answered the probe: it becomes the connection.
-    package mutating func primaryProbeSucceeded(at now: Instant) -> Action {
-        guard isProbingPrimary else { return .abandonProbe }
+    package mutating func primaryProbeSucceeded(at now: Instant) -> [Action] {
+        guard isProbingPrimary else { return [.abandonProbe] }
         isProbingPrimary = false
         switch state {
         case .connected, .waiting, .waitingForNetwork:
             // Also when the fallback was lost meanwhile: the primary is up, take it.
             state = .connected(since: now)
             rotation.returnedToPrimary()
-            return .switchToPrimary
+            return [.switchToPrimary]
         case .idle, .connecting, .closing, .stopped:
-            return .abandonProbe
+            return [.abandonProbe]
         }
     }
 
     /// The primary is still unreachable: stay, and try again after `failbackInterval` (or later,
     /// when it asked for a longer wait).
-    package mutating func primaryProbeFailed(_ reason: DisconnectReason, at now: Instant) -> Action {
-        guard isProbingPrimary else { return .none }
+    package mutating func primaryProbeFailed(_ reason: DisconnectReason, at now: Instant) -> [Action] {
+        guard isProbingPrimary else { return [] }
         isProbingPrimary = false
         rotation.primaryFailed(at: now)
-        guard case .connected = state, rotation.isOnFallback, let interval = failbackInterval else { return .none }
+        guard case .connected = state, rotation.isOnFallback, let interval = failbackInterval else { return [] }
         if let hint = reason.retryAfter {
-            return .scheduleFailback(after: max(interval, backoff.delay(afterHint: hint, attempt: 1, using: &random)))
+            return [.scheduleFailback(after: max(interval, backoff.delay(afterHint: hint, attempt: 1, using: &random)))]
         }
-        return .scheduleFailback(after: interval)
+        return [.scheduleFailback(after: interval)]
     }
 
     /// SIGTERM/SIGINT: close with 1000 and never reconnect.
-    package mutating func shutdownRequested() -> Action {
+    package mutating func shutdownRequested() -> [Action] {
         isProbingPrimary = false
         switch state {
         case .connected:
             state = .closing(thenReconnect: false)
-            return .closeConnection(reason: .shuttingDown)
+            return [.closeConnection(reason: .shuttingDown)]
         case .connecting:
             state = .closing(thenReconnect: false)
-            return .cancelConnectAttempt
+            return [.cancelConnectAttempt]
         case .closing:
             state = .closing(thenReconnect: false)
-            return .none
+            return []
         case .idle, .waiting, .waitingForNetwork:
             state = .stopped
-            return .stop
+            return [.stop]
         case .stopped:
-            return .none
+            return []
         }
     }
 
@@ -218,7 +217,7 @@ package struct SessionStateMachine<Random: RandomNumberGenerator>: Sendable wher
     /// `backoff` from the new `reconnect_min` and `reconnect_max` (the next wait uses it).
     package mutating func reloaded(
         requiresReconnect: Bool, backoff: Backoff? = nil, serverCount: Int? = nil, failbackInterval: Duration?? = nil
-    ) -> Action {
+    ) -> [Action] {
         if let backoff { self.backoff = backoff }
         if let failbackInterval { self.failbackInterval = failbackInterval }
         if let serverCount, max(1, serverCount) != rotation.serverCount {
@@ -229,68 +228,69 @@ package struct SessionStateMachine<Random: RandomNumberGenerator>: Sendable wher
         switch state {
         case .connected where requiresReconnect:
             state = .closing(thenReconnect: true)
-            return .closeConnection(reason: .reconfigured)
+            return [.closeConnection(reason: .reconfigured)]
         case .connecting where requiresReconnect:
             state = .closing(thenReconnect: true)
-            return .cancelConnectAttempt
+            return [.cancelConnectAttempt]
         case .waiting:
             // New settings may be the fix (a new token, say): try them now.
             consecutiveFailures = 0
             state = .connecting
-            return .connect
+            return [.connect]
         case .waitingForNetwork:
             // Still no route: the new settings are tried once one appears, from a clean count.
             consecutiveFailures = 0
             return holdForNetwork()
         default:
-            return .none
+            return []
         }
     }
 
     /// A route to the server exists after a link, address or route appeared: a disconnected
     /// session dials at once, skipping its backoff (the failure count stays); an open connection
     /// is verified, since the path it took may have changed.
-    package mutating func networkBecameAvailable() -> Action {
+    package mutating func networkBecameAvailable() -> [Action] {
         isNetworkAvailable = true
         switch state {
         case .waiting, .waitingForNetwork:
             state = .connecting
-            return .connect
+            return [.connect]
         case .connected:
-            return .verifyConnection
+            return [.verifyConnection]
         default:
-            return .none
+            return []
         }
     }
 
     /// No usable route to the server any more: stop dialling until one appears. An open
     /// connection is verified (it may survive, over a route the check does not see); a dial in
     /// progress is left to end on its own, and its failure then waits for the network.
-    package mutating func networkBecameUnavailable() -> Action {
+    package mutating func networkBecameUnavailable() -> [Action] {
         isNetworkAvailable = false
         switch state {
         case .waiting:
             return holdForNetwork()
         case .connected:
-            return .verifyConnection
+            return [.verifyConnection]
         default:
-            return .none
+            return []
         }
     }
 
     /// Something went away (a link, an address, a route) but a route to the server remains:
     /// an open connection may have lost its path, so it is verified now.
-    package mutating func networkChanged() -> Action {
-        guard case .connected = state else { return .none }
-        return .verifyConnection
+    package mutating func networkChanged() -> [Action] {
+        guard case .connected = state else { return [] }
+        return [.verifyConnection]
     }
 
     /// The network monitor started before `started()`; without a route, `started()` then waits
     /// for one instead of dialling. Without a monitor this is never called and the network
     /// counts as available: the machine is then the plain backoff described above.
-    package mutating func networkWatchStarted(routeAvailable: Bool) {
+    package mutating func networkWatchStarted(routeAvailable: Bool) -> [Action] {
         assert(state == .idle, "the network watch starts before the session")
         isNetworkAvailable = routeAvailable
+        return []
     }
 
     /// A route check found `available`, after the monitor reported `change` (empty for a check
@@ -306,21 +306,21 @@ package struct SessionStateMachine<Random: RandomNumberGenerator>: Sendable wher
     ///
     /// A route that appears makes a connected session ping rather than dial, so a flapping
     /// interface costs at most one dial per time it comes back.
-    mutating func routeChecked(available: Bool, after change: NetworkChange = []) -> Action {
+    mutating func routeChecked(available: Bool, after change: NetworkChange = []) -> [Action] {
         switch (isNetworkAvailable, available) {
         case (false, true): return networkBecameAvailable()
         case (true, false): return networkBecameUnavailable()
-        case (false, false): return .none
+        case (false, false): return []
         case (true, true):
             if change.hasAppeared { return networkBecameAvailable() }
-            return change.hasDisappeared ? networkChanged() : .none
+            return change.hasDisappeared ? networkChanged() : []
         }
     }
 
     /// The periodic look while waiting for the network found no route yet: wait on, and keep
     /// what `intrapush status` shows fresh.
-    package mutating func networkRecheckDue() -> Action {
-        guard case .waitingForNetwork = state else { return .none }
+    package mutating func networkRecheckDue() -> [Action] {
+        guard case .waitingForNetwork = state else { return [] }
         return holdForNetwork()
     }
 
@@ -332,12 +332,12 @@ package struct SessionStateMachine<Random: RandomNumberGenerator>: Sendable wher
         }
     }
 
-    private mutating func holdForNetwork() -> Action {
+    private mutating func holdForNetwork() -> [Action] {
         state = .waitingForNetwork(attempt: consecutiveFailures)
-        return .waitForNetwork(attempt: consecutiveFailures, lastFailure: lastFailure)
+        return [.waitForNetwork(attempt: consecutiveFailures, lastFailure: lastFailure)]
     }
 
-    private mutating func scheduleRetry(after reason: DisconnectReason, at now: Instant) -> Action {
+    private mutating func scheduleRetry(after reason: DisconnectReason, at now: Instant) -> [Action] {
         consecutiveFailures += 1
         lastFailure = reason
         rotation.failed(at: now)
@@ -358,18 +358,18 @@ package struct SessionStateMachine<Random: RandomNumberGenerator>: Sendable wher
         let jittered = rotation.serverCount > 1 || heldBack == nil
             ? backoff.delay(forAttempt: consecutiveFailures, using: &random) : nil
         let delay = rotation.next(at: now, heldBack: heldBack, backoffDelay: jittered)
-        return .scheduleReconnect(after: delay, attempt: consecutiveFailures, reason: reason)
+        return [.scheduleReconnect(after: delay, attempt: consecutiveFailures, reason: reason)]
     }
 
-    private mutating func finishClosing(thenReconnect: Bool) -> Action {
+    private mutating func finishClosing(thenReconnect: Bool) -> [Action] {
         guard thenReconnect else {
             state = .stopped
-            return .stop
+            return [.stop]
         }
         consecutiveFailures = 0
         rotation.restart()  // new settings start from the primary
         guard isNetworkAvailable else { return holdForNetwork() }
         state = .connecting
-        return .connect
+        return [.connect]
     }
 }

@@ -82,7 +82,7 @@ struct RetryHintTests {
             backoff: Backoff(minimum: .milliseconds(100), maximum: .seconds(60)), random: FixedRandom(value: UInt64.max / 2))
         _ = machine.started()
         let action = machine.connectionFailed(.serverAskedToWait(.seconds(30), origin: "HTTP 503"), at: .now)
-        guard case .scheduleReconnect(let delay, _, let reason) = action else {
+        guard case .scheduleReconnect(let delay, _, let reason)? = (action).first else {
             Issue.record("expected a scheduled reconnect, got \(action)")
             return
         }

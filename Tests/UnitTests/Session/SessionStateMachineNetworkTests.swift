@@ -17,9 +17,9 @@ struct SessionStateMachineNetworkTests {
     func noRouteAtStart() {
         var session = machine()
         session.networkWatchStarted(routeAvailable: false)
-        #expect(session.started() == .waitForNetwork(attempt: 0, lastFailure: nil))
+        #expect(session.started() == [.waitForNetwork(attempt: 0, lastFailure: nil)])
         #expect(session.state == .waitingForNetwork(attempt: 0))
-        #expect(session.networkBecameAvailable() == .connect)
+        #expect(session.networkBecameAvailable() == [.connect])
         #expect(session.state == .connecting)
     }
 
@@ -27,15 +27,15 @@ struct SessionStateMachineNetworkTests {
     func backoffSkipped() {
         var session = machine()
         _ = session.started()
-        #expect(session.connectionFailed(.unreachable("refused"), at: start) == .scheduleReconnect(after: .seconds(30), attempt: 1, reason: .unreachable("refused")))
-        #expect(session.connectionFailed(.unreachable("refused"), at: start) == .none)  // not dialling
-        #expect(session.networkBecameAvailable() == .connect)
+        #expect(session.connectionFailed(.unreachable("refused"), at: start) == [.scheduleReconnect(after: .seconds(30), attempt: 1, reason: .unreachable("refused"))])
+        #expect(session.connectionFailed(.unreachable("refused"), at: start) == [])  // not dialling
+        #expect(session.networkBecameAvailable() == [.connect])
         #expect(session.consecutiveFailures == 1)
         // The server is still down: the next wait is attempt 2's, not attempt 1's again.
-        #expect(session.connectionFailed(.unreachable("refused"), at: start) == .scheduleReconnect(after: .seconds(60), attempt: 2, reason: .unreachable("refused")))
+        #expect(session.connectionFailed(.unreachable("refused"), at: start) == [.scheduleReconnect(after: .seconds(60), attempt: 2, reason: .unreachable("refused"))])
         // The timer of the skipped wait is void once the session dialled.
-        #expect(session.networkBecameAvailable() == .connect)
-        #expect(session.reconnectDelayElapsed() == .none)
+        #expect(session.networkBecameAvailable() == [.connect])
+        #expect(session.reconnectDelayElapsed() == [])
     }
 
     @Test("losing the route during the backoff holds dialling; the timer firing then does nothing")
@@ -43,8 +43,8 @@ struct SessionStateMachineNetworkTests {
         var session = machine()
         _ = session.started()
         _ = session.connectionFailed(.timedOut, at: start)
-        #expect(session.networkBecameUnavailable() == .waitForNetwork(attempt: 1, lastFailure: .timedOut))
-        #expect(session.reconnectDelayElapsed() == .none)
+        #expect(session.networkBecameUnavailable() == [.waitForNetwork(attempt: 1, lastFailure: .timedOut)])
+        #expect(session.reconnectDelayElapsed() == [])
         #expect(session.state == .waitingForNetwork(attempt: 1))
     }
 
@@ -53,20 +53,20 @@ struct SessionStateMachineNetworkTests {
         var session = machine()
         _ = session.started()
         _ = session.connectionEstablished(at: start)
-        #expect(session.networkBecameUnavailable() == .verifyConnection)
+        #expect(session.networkBecameUnavailable() == [.verifyConnection])
         #expect(session.state == .connected(since: start))
-        #expect(session.connectionLost(.deadPeer, at: start + .seconds(5)) == .waitForNetwork(attempt: 1, lastFailure: .deadPeer))
-        #expect(session.networkBecameAvailable() == .connect)
+        #expect(session.connectionLost(.deadPeer, at: start + .seconds(5)) == [.waitForNetwork(attempt: 1, lastFailure: .deadPeer)])
+        #expect(session.networkBecameAvailable() == [.connect])
     }
 
     @Test("a dial under way when the route goes is left to end; its failure waits for the network")
     func dialInProgress() {
         var session = machine()
         _ = session.started()
-        #expect(session.networkBecameUnavailable() == .none)
+        #expect(session.networkBecameUnavailable() == [])
         #expect(session.state == .connecting)
         #expect(session.connectionFailed(.unreachable("network unreachable"), at: start)
-            == .waitForNetwork(attempt: 1, lastFailure: .unreachable("network unreachable")))
+            == [.waitForNetwork(attempt: 1, lastFailure: .unreachable("network unreachable"))])
     }
 
     @Test("more network changes while a dial is under way leave it alone")
@@ -74,9 +74,9 @@ struct SessionStateMachineNetworkTests {
         var session = machine()
         _ = session.networkBecameUnavailable()
         _ = session.started()
-        #expect(session.networkBecameAvailable() == .connect)
-        #expect(session.networkBecameAvailable() == .none)
-        #expect(session.networkChanged() == .none)
+        #expect(session.networkBecameAvailable() == [.connect])
+        #expect(session.networkBecameAvailable() == [])
+        #expect(session.networkChanged() == [])
         #expect(session.state == .connecting)
     }
 
@@ -84,10 +84,10 @@ struct SessionStateMachineNetworkTests {
     func changesWhileConnected() {
         var session = machine()
         _ = session.started()
-        #expect(session.networkChanged() == .none)
+        #expect(session.networkChanged() == [])
         _ = session.connectionEstablished(at: start)
-        #expect(session.networkChanged() == .verifyConnection)
-        #expect(session.networkBecameAvailable() == .verifyConnection)
+        #expect(session.networkChanged() == [.verifyConnection])
+        #expect(session.networkBecameAvailable() == [.verifyConnection])
     }
 
     @Test("shutdown while waiting for the network stops at once")
@@ -95,8 +95,8 @@ struct SessionStateMachineNetworkTests {
         var session = machine()
         _ = session.networkBecameUnavailable()
         _ = session.started()
-        #expect(session.shutdownRequested() == .stop)
-        #expect(session.networkBecameAvailable() == .none)
+        #expect(session.shutdownRequested() == [.stop])
+        #expect(session.networkBecameAvailable() == [])
     }
 
     @Test("a reload while waiting for the network resets the count but still does not dial")
@@ -105,7 +105,7 @@ struct SessionStateMachineNetworkTests {
         _ = session.started()
         _ = session.connectionFailed(.timedOut, at: start)
         _ = session.networkBecameUnavailable()
-        #expect(session.reloaded(requiresReconnect: true) == .waitForNetwork(attempt: 0, lastFailure: .timedOut))
+        #expect(session.reloaded(requiresReconnect: true) == [.waitForNetwork(attempt: 0, lastFailure: .timedOut)])
         #expect(session.consecutiveFailures == 0)
     }
 
@@ -115,8 +115,8 @@ struct SessionStateMachineNetworkTests {
         _ = session.started()
         _ = session.connectionEstablished(at: start)
         _ = session.networkBecameUnavailable()
-        #expect(session.reloaded(requiresReconnect: true) == .closeConnection(reason: .reconfigured))
-        #expect(session.connectionLost(.reconfigured, at: start) == .waitForNetwork(attempt: 0, lastFailure: nil))
+        #expect(session.reloaded(requiresReconnect: true) == [.closeConnection(reason: .reconfigured)])
+        #expect(session.connectionLost(.reconfigured, at: start) == [.waitForNetwork(attempt: 0, lastFailure: nil)])
     }
 
     @Test("the route coming back while the backoff runs, as the route checks report it")
@@ -125,11 +125,11 @@ struct SessionStateMachineNetworkTests {
         _ = session.started()
         _ = session.connectionFailed(.unreachable("refused"), at: start)
         #expect(session.routeChecked(available: false, after: [.linkDown, .routeRemoved])
-            == .waitForNetwork(attempt: 1, lastFailure: .unreachable("refused")))
-        #expect(session.networkRecheckDue() == .waitForNetwork(attempt: 1, lastFailure: .unreachable("refused")))
-        #expect(session.routeChecked(available: false) == .none)
-        #expect(session.routeChecked(available: true, after: [.linkUp, .routeAdded]) == .connect)
-        #expect(session.networkRecheckDue() == .none)
+            == [.waitForNetwork(attempt: 1, lastFailure: .unreachable("refused"))])
+        #expect(session.networkRecheckDue() == [.waitForNetwork(attempt: 1, lastFailure: .unreachable("refused"))])
+        #expect(session.routeChecked(available: false) == [])
+        #expect(session.routeChecked(available: true, after: [.linkUp, .routeAdded]) == [.connect])
+        #expect(session.networkRecheckDue() == [])
     }
 
     /// The table of `routeChecked`'s doc comment, row by row, on a connected session.
@@ -138,13 +138,13 @@ struct SessionStateMachineNetworkTests {
         var session = machine()
         _ = session.started()
         _ = session.connectionEstablished(at: start)
-        #expect(session.routeChecked(available: true, after: .addressAdded) == .verifyConnection)  // appeared
-        #expect(session.routeChecked(available: true, after: .addressRemoved) == .verifyConnection)  // disappeared
-        #expect(session.routeChecked(available: true) == .none)
-        #expect(session.routeChecked(available: false, after: [.linkDown]) == .verifyConnection)  // became unavailable
+        #expect(session.routeChecked(available: true, after: .addressAdded) == [.verifyConnection])  // appeared
+        #expect(session.routeChecked(available: true, after: .addressRemoved) == [.verifyConnection])  // disappeared
+        #expect(session.routeChecked(available: true) == [])
+        #expect(session.routeChecked(available: false, after: [.linkDown]) == [.verifyConnection])  // became unavailable
         #expect(!session.isNetworkAvailable)
-        #expect(session.routeChecked(available: false, after: .linkUp) == .none)
-        #expect(session.routeChecked(available: true, after: .routeAdded) == .verifyConnection)  // became available
+        #expect(session.routeChecked(available: false, after: .linkUp) == [])
+        #expect(session.routeChecked(available: true, after: .routeAdded) == [.verifyConnection])  // became available
         #expect(session.isNetworkAvailable)
     }
 
@@ -166,8 +166,8 @@ struct SessionStateMachineOrderTests {
         var session = SessionStateMachine(backoff: Backoff(minimum: .seconds(1), maximum: .seconds(60)), random: FixedRandom(value: .max))
         let start = ContinuousClock.now
         _ = session.started()
-        #expect(session.connectionLost(.storeFailed("refused"), at: start) == .scheduleReconnect(after: .seconds(1), attempt: 1, reason: .storeFailed("refused")))
-        #expect(session.connectionEstablished(at: start) == .none)
+        #expect(session.connectionLost(.storeFailed("refused"), at: start) == [.scheduleReconnect(after: .seconds(1), attempt: 1, reason: .storeFailed("refused"))])
+        #expect(session.connectionEstablished(at: start) == [])
         #expect(session.state == .waiting(attempt: 1))
     }
 }
