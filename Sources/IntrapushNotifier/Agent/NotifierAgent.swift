@@ -69,7 +69,7 @@ package final class NotifierAgent {
         let server = (try? bus.serverDescription()) ?? "none yet"
         log("showing your notifications from intrapushd (\(source.socketPath); notification server: \(server))")
         let stopSignals = StopSignalPipe.install()
-        perform(machine.handle(.started), bus: bus)
+        perform(machine.started(), bus: bus)
         while ending == nil {
             // Subscribed, the agent sleeps until the daemon, the bus or a signal has something:
             // no timer at all. Without a daemon it looks again now and then, each time later.
@@ -83,11 +83,11 @@ package final class NotifierAgent {
                     log("intrapushd went away; waiting for it")
                     retryDelays = Self.retryDelays[...]
                 }
-                perform(machine.handle(.databaseChanged), bus: bus)
+                perform(machine.databaseChanged(), bus: bus)
             case .timedOut:
                 if retry != nil {
                     if retryDelays.count > 1 { retryDelays = retryDelays.dropFirst() }
-                    perform(machine.handle(.databaseChanged), bus: bus)
+                    perform(machine.databaseChanged(), bus: bus)
                 }
             case .busReady:
                 break
@@ -101,7 +101,7 @@ package final class NotifierAgent {
                 if case .notificationServerChanged(let owner) = signal {
                     log(owner.isEmpty ? "the notification server went away; waiting for one" : "a notification server appeared")
                 }
-                perform(machine.handle(.heard(signal)), bus: bus)
+                perform(machine.heard(signal), bus: bus)
             }
         }
         return ending ?? .stopped
@@ -147,20 +147,20 @@ package final class NotifierAgent {
         switch action {
         case .scan(let cursor):
             guard let batch = readUnread(after: cursor, bus: bus) else { return [] }
-            return machine.handle(.unreadFound(batch))
+            return machine.unreadFound(batch)
         case .show(let showing):
             // A server that went away mid-batch: the rest waits for the next one.
             guard machine.isServerPresent else { return [] }
             do {
                 let id = try bus.notify(showing.notification)
                 if configuration.verbose { log("notification \(showing.recordID.map(String.init) ?? "summary") shown as \(id)") }
-                return machine.handle(.shown(showing, notificationID: id))
+                return machine.shown(showing, notificationID: id)
             } catch {
                 log("the notification server did not take notification \(showing.recordID.map(String.init) ?? "summary"): \(error.message)")
-                return machine.handle(.showFailed(showing, noServer: error.isNoServer))
+                return machine.showFailed(showing, noServer: error.isNoServer)
             }
         case .markRead(let ids):
-            return machine.handle(.markReadFinished(ids: ids, reachedDaemon: markRead(ids)))
+            return machine.markReadFinished(ids: ids, reachedDaemon: markRead(ids))
         case .openLink(let link):
             if let reason = LinkOpener.open(link) { log("cannot start xdg-open: \(reason)") }
             return []
@@ -169,7 +169,7 @@ package final class NotifierAgent {
             return []
         case .learnCapabilities:
             let capabilities = (try? bus.capabilities()) ?? []
-            return machine.handle(.capabilitiesLearned(capabilities))
+            return machine.capabilitiesLearned(capabilities)
         }
     }
 

@@ -24,18 +24,6 @@ package struct NotifierMachine: Sendable {
         package var cursorAfter: Int64
     }
 
-    package enum Event: Sendable, Equatable {
-        case started
-        case databaseChanged
-        case capabilitiesLearned(Set<String>)
-        case unreadFound(UnreadBatch)
-        case shown(Showing, notificationID: UInt32)
-        /// `noServer`: nothing owns the notification service; otherwise it refused this one.
-        case showFailed(Showing, noServer: Bool)
-        case heard(BusSignal)
-        case markReadFinished(ids: [Int64], reachedDaemon: Bool)
-    }
-
     package enum Action: Sendable, Equatable {
         /// Look for unread notifications after this id.
         case scan(after: Int64)
@@ -61,46 +49,58 @@ package struct NotifierMachine: Sendable {
         self.cursor = cursor
     }
 
-    package mutating func handle(_ event: Event) -> [Action] {
-        switch event {
-        case .started:
-            return [.learnCapabilities] + lookAgain()
-        case .databaseChanged:
-            return lookAgain()
-        case .capabilitiesLearned(let capabilities):
-            usesMarkup = capabilities.contains("body-markup")
-            return []
-        case .unreadFound(let batch):
-            return show(batch)
-        case .shown(let showing, let notificationID):
-            if let recordID = showing.recordID {
-                onScreen.append((notificationID, recordID, showing.link))
-                if onScreen.count > Self.onScreenLimit { onScreen.removeFirst(onScreen.count - Self.onScreenLimit) }
-            }
-            return advance(to: showing.cursorAfter)
-        case .showFailed(let showing, let noServer):
-            if noServer {
-                // Shown again when a server appears: the cursor stays before it.
-                isServerPresent = false
-                return []
-            }
-            return advance(to: showing.cursorAfter)
-        case .heard(let signal):
-            return heard(signal)
-        case .markReadFinished(let ids, let reachedDaemon):
-            let before = cursor.unsentReads
-            if reachedDaemon {
-                let done = Set(ids)
-                cursor.unsentReads.removeAll { done.contains($0) }
-            } else {
-                let waiting = Set(cursor.unsentReads)
-                cursor.unsentReads += ids.filter { !waiting.contains($0) }
-                if cursor.unsentReads.count > NotifierCursor.unsentReadsLimit {
-                    cursor.unsentReads.removeFirst(cursor.unsentReads.count - NotifierCursor.unsentReadsLimit)
-                }
-            }
-            return cursor.unsentReads == before ? [] : [.saveCursor(cursor)]
+    package mutating func started() -> [Action] {
+        [.learnCapabilities] + lookAgain()
+    }
+
+    package mutating func databaseChanged() -> [Action] {
+        lookAgain()
+    }
+
+    package mutating func capabilitiesLearned(_ capabilities: Set<String>) -> [Action] {
+        usesMarkup = capabilities.contains("body-markup")
+        return []
+    }
+
+    package mutating func unreadFound(_ batch: UnreadBatch) -> [Action] {
+        show(batch)
+    }
+
+    package mutating func shown(_ showing: Showing, notificationID: UInt32) -> [Action] {
+        if let recordID = showing.recordID {
+            onScreen.append((notificationID, recordID, showing.link))
+            if onScreen.count > Self.onScreenLimit { onScreen.removeFirst(onScreen.count - Self.onScreenLimit) }
         }
+        return advance(to: showing.cursorAfter)
+    }
+
+    /// `noServer`: nothing owns the notification service; otherwise it refused this one.
+    package mutating func showFailed(_ showing: Showing, noServer: Bool) -> [Action] {
+        if noServer {
+            // Shown again when a server appears: the cursor stays before it.
+            isServerPresent = false
+            return []
+        }
+        return advance(to: showing.cursorAfter)
+    }
+
+    package mutating func heard(_ signal: BusSignal) -> [Action] {
+        react(to: signal)
+    }
+
+    package mutating func markReadFinished(ids: [Int64], reachedDaemon: Bool) -> [Action] {
+        let before = cursor.unsentReads
+        if reachedDaemon {
+            let done = Set(ids)
+            cursor.unsentReads.removeAll { done.contains($0) }
+        } else {
+            let waiting = Set(cursor.unsentReads)
+            cursor.unsentReads += ids.filter { !waiting.contains($0) }
+            if cursor.unsentReads.count > NotifierCursor.unsentReadsLimit {
+                cursor.unsentReads.removeFirst(cursor.unsentReads.count - NotifierCursor.unsentReadsLimit)
+            }
+        }
+        return cursor.unsentReads == before ? [] : [.saveCursor(cursor)]
     }
 
     /// A change may be the daemon back (marks to hand it) or new rows (to show).
@@ -136,7 +136,7 @@ package struct NotifierMachine: Sendable {
         return [.saveCursor(cursor)]
     }
 
-    private mutating func heard(_ signal: BusSignal) -> [Action] {
+    private mutating func react(to signal: BusSignal) -> [Action] {
         switch signal {
         case .notificationServerChanged(let newOwner):
             // The old server's notifications are gone with it, and their ids mean nothing now.
