@@ -101,7 +101,7 @@ extension Integration {
             daemon.process.signal(SIGTERM)
             _ = try await daemon.process.waitForExit()
             let everything = daemon.log + notify.assignments.joined(separator: "\n") + commandLine
-                + (try DatabaseReader(path: daemon.databasePath).strings("SELECT server || ' ' || coalesce(last_error, '') FROM daemon_state").compactMap { $0 }.joined())
+                + (try DaemonDatabase(path: daemon.databasePath).strings("SELECT server || ' ' || coalesce(last_error, '') FROM daemon_state").compactMap { $0 }.joined())
             #expect(daemon.log.contains("<7>"), "debug logging was on")
             #expect(daemon.log.contains("/connect/linux/acme/***"))
             for secret in [token, encoded, String(token.dropFirst(7))] {

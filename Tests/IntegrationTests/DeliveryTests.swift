@@ -19,7 +19,7 @@ extension Integration {
             #expect(stats.acksBeforeCommit == 0, "no push acknowledged before its row was visible")
             #expect(stats.ackMismatches == 0)
             #expect(stats.unacked == 0)
-            let reader = DatabaseReader(path: database)
+            let reader = DaemonDatabase(path: database)
             #expect(try reader.integer("SELECT count(*) FROM notifications") == 1000)
             #expect(try reader.integer("SELECT count(DISTINCT message_id) FROM notifications") == 1000)
             // Stored in arrival order: local ids follow the server's sequence.
@@ -39,7 +39,7 @@ extension Integration {
             _ = try await server.client.push("no id here")
             let stats = try await server.waitFor("three acknowledgements") { $0.acked == 3 }
             #expect(stats.acks == 3)
-            let reader = DatabaseReader(path: daemon.databasePath)
+            let reader = DaemonDatabase(path: daemon.databasePath)
             #expect(try reader.integer("SELECT count(*) FROM notifications WHERE message_id = 'dup-1'") == 1)
             #expect(try reader.integer("SELECT count(*) FROM notifications") == 2)
             #expect(try reader.strings("SELECT payload FROM notifications WHERE message_id IS NULL") == ["no id here"])
@@ -54,7 +54,7 @@ extension Integration {
             _ = try await server.client.pushBinary(Array(#"{"id":"bin-1","title":"Binary"}"#.utf8))
             _ = try await server.client.pushBinary([0xFF, 0xFE, 0x00, 0x01])
             try await server.waitFor("two acknowledgements") { $0.acked == 2 }
-            let reader = DatabaseReader(path: daemon.databasePath)
+            let reader = DaemonDatabase(path: daemon.databasePath)
             #expect(try reader.strings("SELECT title FROM notifications WHERE message_id = 'bin-1'") == ["Binary"])
             #expect(try reader.strings("SELECT typeof(payload) FROM notifications ORDER BY id") == ["text", "blob"])
             #expect(try reader.integer("SELECT length(payload) FROM notifications WHERE typeof(payload) = 'blob'") == 4)
@@ -75,7 +75,7 @@ extension Integration {
             let average = Double(gaps.reduce(0, +)) / Double(gaps.count)
             #expect(abs(average - 250) < 40, "average gap \(average) ms")
             // Heartbeats are never stored.
-            #expect(try DatabaseReader(path: daemon.databasePath).integer("SELECT count(*) FROM notifications") == 0)
+            #expect(try DaemonDatabase(path: daemon.databasePath).integer("SELECT count(*) FROM notifications") == 0)
         }
 
         @Test("a push that cannot be stored is not acknowledged; the connection drops and it comes again")
@@ -95,7 +95,7 @@ extension Integration {
 
             try writer.execute("DROP TRIGGER refuse_poison")
             try await server.waitFor("the push to be acknowledged once it can be stored") { $0.acked == 1 }
-            let reader = DatabaseReader(path: daemon.databasePath)
+            let reader = DaemonDatabase(path: daemon.databasePath)
             #expect(try reader.integer("SELECT count(*) FROM notifications WHERE message_id = 'poison'") == 1)
         }
     }

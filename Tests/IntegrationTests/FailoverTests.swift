@@ -29,7 +29,7 @@ extension Integration {
             _ = try await primary.process.waitForExit()
             let killed = ContinuousClock.now
             _ = try await fallback.client.push(#"{"id":"f-first"}"#)
-            let reader = DatabaseReader(path: daemon.databasePath)
+            let reader = DaemonDatabase(path: daemon.databasePath)
             try await eventually("the fallback's push stored") {
                 try reader.integer("SELECT count(*) FROM notifications WHERE message_id = 'f-first'") == 1
             }

@@ -13,7 +13,7 @@ extension Integration {
             #expect(stats.closeCodes == ["1000": 1], "one close, with 1000, and no reconnect after it")
             #expect(stats.connectionsTotal == 1)
             #expect(notify.assignments.contains("STOPPING=1"))
-            #expect(try DatabaseReader(path: daemon.databasePath).liveState()?.state == .stopped)
+            #expect(try DaemonDatabase(path: daemon.databasePath).liveState()?.state == .stopped)
             // Nothing after "stopped": no work scheduled on a loop already shut down, no trace.
             #expect(daemon.log.hasSuffix("stopped\n"), "the log ends: \(daemon.log.suffix(300))")
             #expect(!FileManager.default.fileExists(atPath: daemon.databasePath + ".sock"), "the local API's socket removed")
@@ -162,7 +162,7 @@ extension Integration {
             let restarted = try DaemonHandle(restarting: daemon, directory: directory, name: "intrapushd2")
             let stats = try await server.waitFor("all pushes acknowledged", timeout: .seconds(60)) { $0.acked == 20_000 }
             #expect(stats.acksBeforeCommit == 0)
-            let reader = DatabaseReader(path: database)
+            let reader = DaemonDatabase(path: database)
             #expect(try reader.integer("SELECT count(*) FROM notifications") == 20_000)
             #expect(try reader.integer("SELECT count(DISTINCT message_id) FROM notifications") == 20_000)
             _ = restarted

@@ -48,7 +48,7 @@ extension Integration {
                 NamespacePair.ipPath,
                 pair.execArguments(in: pair.client, Binaries.path("intrapushd"), ["--config", configPath]),
                 environment: ["NOTIFY_SOCKET": notify.path], directory: directory, name: "intrapushd")
-            let reader = DatabaseReader(path: databasePath)
+            let reader = DaemonDatabase(path: databasePath)
             try await notify.waitFor({ $0.hasPrefix("STATUS=waiting for network") }, "STATUS=waiting for network")
             try await eventually("the live state to say waiting for network") {
                 try reader.liveState()?.state == .waitingForNetwork
@@ -91,7 +91,7 @@ extension Integration {
         /// than a second later (its connection times are on CLOCK_MONOTONIC too).
         private func bringLinkUp(
             pair: NamespacePair, linkWatch: [LinkUpWatch], daemon: ManagedProcess, connections: Int,
-            port: Int, reader: DatabaseReader
+            port: Int, reader: DaemonDatabase
         ) async throws {
             let dials = daemon.stderr.components(separatedBy: "connecting to").count
             let linkCommand = monotonicMicroseconds()

@@ -81,7 +81,7 @@ extension Integration {
             let uncommitted = report.messages.filter { !$0.committed }.count
             #expect(uncommitted == 0, "no message was sent before it was committed")
 
-            let reader = DatabaseReader(path: database)
+            let reader = DaemonDatabase(path: database)
             let rows = try reader.strings("SELECT message_id || ' ' || id FROM outbox").compactMap { $0?.split(separator: " ") }
             var rowOf: [String: Int64] = [:]
             var repeated: Set<String> = []

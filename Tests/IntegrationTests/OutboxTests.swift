@@ -44,7 +44,7 @@ extension Integration {
             let ids = report.messages.map(\.id).filter { $0 != "hello" }
             #expect(Array(ids.prefix(2)) == ["m1", generatedID])
             #expect(Array(ids.suffix(3)) == ["m3", "m4", "m5"])
-            let reader = DatabaseReader(path: daemon.databasePath)
+            let reader = DaemonDatabase(path: daemon.databasePath)
             try await eventually("every message to be recorded delivered") {
                 try reader.integer("SELECT count(*) FROM outbox WHERE state = 'delivered'") == 5
             }
@@ -66,7 +66,7 @@ extension Integration {
             try await server.client.control("drop")
             try await eventually("all three sent again on the next connection") { try await server.client.upstream().count == 6 }
             // The record of a write follows the write: wait for it, or the kill may take it along.
-            let reader = DatabaseReader(path: daemon.databasePath)
+            let reader = DaemonDatabase(path: daemon.databasePath)
             try await eventually("the second attempts recorded") { try reader.integer("SELECT min(attempts) FROM outbox") == 2 }
             daemon.process.signal(SIGKILL)
             #expect(try await daemon.process.waitForExit() == 128 + SIGKILL)
@@ -109,7 +109,7 @@ extension Integration {
             let viaArgument = try await send(big, directory, daemon)
             #expect(viaArgument.status == 65)
             #expect(viaArgument.stderr.contains("more than max_message_size"))
-            #expect(try DatabaseReader(path: daemon.databasePath).integer("SELECT count(*) FROM outbox") == 0)
+            #expect(try DaemonDatabase(path: daemon.databasePath).integer("SELECT count(*) FROM outbox") == 0)
         }
 
         @Test("request: answered (echo), timed out (75, expired), a reply after a reconnect; a reply to no request is a push")
@@ -126,7 +126,7 @@ extension Integration {
                 ["request", "--database", daemon.databasePath, "--timeout", "300ms", #"{"id":"q2"}"#], directory: directory)
             #expect(timedOut.status == 75)
             #expect(timedOut.stderr.contains("no reply to request q2"))
-            let reader = DatabaseReader(path: daemon.databasePath)
+            let reader = DaemonDatabase(path: daemon.databasePath)
             #expect(try reader.strings("SELECT state FROM outbox WHERE message_id = 'q2'") == ["expired"])
 
             // The reply comes on another connection than the request went out on.

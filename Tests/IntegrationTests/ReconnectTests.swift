@@ -11,7 +11,7 @@ extension Integration {
             try await server.waitFor("a second connection") { $0.connectionsTotal == 2 && $0.connectionsOpen == 1 }
             _ = try await server.client.push(#"{"id":"after-close"}"#)
             try await server.waitFor("the push to be acknowledged") { $0.acked == 1 }
-            #expect(try DatabaseReader(path: daemon.databasePath).integer("SELECT count(*) FROM notifications") == 1)
+            #expect(try DaemonDatabase(path: daemon.databasePath).integer("SELECT count(*) FROM notifications") == 1)
             #expect(daemon.log.contains("closed by the server (code 1001)"))
         }
 
@@ -25,7 +25,7 @@ extension Integration {
             try await first.waitFor("the daemon to connect") { $0.connectionsOpen == 1 }
             first.process.signal(SIGKILL)
             _ = try await first.process.waitForExit()
-            let reader = DatabaseReader(path: daemon.databasePath)
+            let reader = DaemonDatabase(path: daemon.databasePath)
             // Refused while the server is away: attempts climb, the status says so.
             try await eventually("two failed attempts") {
                 (try reader.liveState()?.reconnectAttempt ?? 0) >= 2
@@ -62,7 +62,7 @@ extension Integration {
             #expect(daemon.log.contains("<3>token rejected by the server (HTTP 401)"))
             // The live state reaches the database through the store thread, just after the status line.
             try await eventually("the rejected state in the database") {
-                try DatabaseReader(path: daemon.databasePath).liveState()?.state == .rejected
+                try DaemonDatabase(path: daemon.databasePath).liveState()?.state == .rejected
             }
 
             _ = try await server.client.control("/control/reject?status=403")
@@ -96,7 +96,7 @@ extension Integration {
             try await server.waitFor("the daemon to reconnect") { $0.connectionsTotal >= 2 && $0.connectionsOpen == 1 }
             _ = try await server.client.push(#"{"id":"small"}"#)
             try await server.waitFor("the next push to be acknowledged") { $0.acked == 1 }
-            let reader = DatabaseReader(path: daemon.databasePath)
+            let reader = DaemonDatabase(path: daemon.databasePath)
             #expect(try reader.strings("SELECT message_id FROM notifications") == ["small"])
             #expect(daemon.process.isRunning)
             #expect(daemon.log.contains("message larger than max_message_size (closed with 1009)"))
@@ -110,7 +110,7 @@ extension Integration {
                 directory: directory, serverPort: listener.port, token: makeToken(),
                 extra: ["connect_timeout": "\"300ms\""]
             )
-            let reader = DatabaseReader(path: daemon.databasePath)
+            let reader = DaemonDatabase(path: daemon.databasePath)
             // The database appears once the daemon has started: until then, no attempt to count.
             try await eventually("two timed-out attempts") { ((try? reader.liveState())??.reconnectAttempt ?? 0) >= 2 }
             #expect(try reader.liveState()?.lastError == "connection timed out")
@@ -126,7 +126,7 @@ extension Integration {
             // That --echo-heartbeats really echoes is proved by DevServerEndToEndTests.
             let stats = try await server.waitFor("five heartbeats") { $0.heartbeats >= 5 }
             #expect(stats.acks == 0 && stats.ackMismatches == 0, "an echo is not a push: no acknowledgement")
-            #expect(try DatabaseReader(path: daemon.databasePath).integer("SELECT count(*) FROM notifications") == 0)
+            #expect(try DaemonDatabase(path: daemon.databasePath).integer("SELECT count(*) FROM notifications") == 0)
         }
     }
 }

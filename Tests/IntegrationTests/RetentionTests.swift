@@ -18,7 +18,7 @@ extension Integration {
                 try await Task.sleep(for: .milliseconds(50))
             }
             try await server.waitFor("300 acknowledgements") { $0.acked == 300 }
-            let reader = DatabaseReader(path: daemon.databasePath)
+            let reader = DaemonDatabase(path: daemon.databasePath)
             try await eventually("the passes to settle: what is left plus what was pruned is everything") {
                 let left = try reader.integer("SELECT count(*) FROM notifications")
                 let pruned = try reader.liveState()?.prunedTotal ?? 0
@@ -59,7 +59,7 @@ extension Integration {
             let restarted = try DaemonHandle(
                 directory: directory, serverPort: server.port, token: token,
                 extra: ["retention_days": "5"], name: "restarted")
-            let reader = DatabaseReader(path: restarted.databasePath)
+            let reader = DaemonDatabase(path: restarted.databasePath)
             try await eventually("the pass at start") { try reader.integer("SELECT count(*) FROM notifications") == 8 }
             #expect(try reader.integer("SELECT min(id) FROM notifications") == 13)
             try await eventually("the log line") {

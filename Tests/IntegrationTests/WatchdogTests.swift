@@ -31,7 +31,7 @@ extension Integration {
             try holder.execute("COMMIT")
             try await server.waitFor("the push to be acknowledged") { $0.acked == 1 }
             try await eventually("the watchdog to be fed again") { feeds() > fedBefore }
-            #expect(try DatabaseReader(path: daemon.databasePath).integer("SELECT count(*) FROM notifications") == 1)
+            #expect(try DaemonDatabase(path: daemon.databasePath).integer("SELECT count(*) FROM notifications") == 1)
         }
     }
 }

@@ -23,7 +23,7 @@ func startConnected(
     try await server.waitFor("the daemon to connect") { $0.connectionsOpen == 1 }
     // The server counts the connection at its 101; the daemon is connected once it has read it.
     try await eventually("the daemon to record that it is connected") {
-        (try? DatabaseReader(path: daemon.databasePath).liveState()?.state) == .connected
+        (try? DaemonDatabase(path: daemon.databasePath).liveState()?.state) == .connected
     }
     return (directory, token, server, daemon)
 }

@@ -60,15 +60,25 @@ struct NetlinkMonitorTests {
         #expect(await changes.awaitChange(containing: .routeRemoved).contains(.routeRemoved))
     }
 
-    /// stop() joins the thread, so one that never ended would hang here: the time limit turns
-    /// that into a failure. A monitor can be dropped without being started.
-    @Test("start and stop are idempotent, and stop returns", .timeLimit(.minutes(1)))
+    /// stop() wakes the reading thread and joins it, so one that never ended would hang here: the
+    /// time limit turns that into a failure. The thread holds the monitor while it runs: once
+    /// stop() returned, dropping the monitor frees it. A monitor can be dropped without being
+    /// started.
+    @Test("start and stop are idempotent, and stop returns once the thread ended", .timeLimit(.minutes(1)))
     func stopping() throws {
-        let monitor = try NetlinkMonitor { _ in }
-        monitor.start()
-        monitor.start()
-        monitor.stop()
-        monitor.stop()
-        _ = try NetlinkMonitor { _ in }
+        weak var released: NetlinkMonitor?
+        do {
+            let monitor = try NetlinkMonitor { _ in }
+            released = monitor
+            monitor.start()
+            monitor.start()
+            monitor.stop()
+            monitor.stop()
+            monitor.start()  // stopped for good: no thread again
+        }
+        #expect(released == nil, "the reading thread ended and let go of the monitor")
+        weak var neverStarted: NetlinkMonitor?
+        do { neverStarted = try NetlinkMonitor { _ in } }
+        #expect(neverStarted == nil)
     }
 }

@@ -1,8 +1,8 @@
 @testable import IntrapushInterface
 import IntrapushStore
 
-/// Reads the daemon's database through a separate read-only SQLite connection.
-struct DatabaseReader {
+/// The daemon's database as a test reads it: each question on a read-only connection of its own.
+struct DaemonDatabase {
     let path: String
 
     func integer(_ sql: String) throws -> Int64 {
