@@ -127,10 +127,13 @@ let package = Package(
         // `make fleet-sim`: the daemon's own session machine driven for a simulated fleet.
         .target(name: "IntrapushFleetSimulation", dependencies: ["IntrapushDaemonKit"]),
         .executableTarget(name: "intrapush-fleet-sim", dependencies: ["IntrapushFleetSimulation", "IntrapushDaemonKit"]),
+        // What every test target shares: temporary directories and waiting. A library no product
+        // links, so release builds of the programs never compile it.
+        .target(name: "TestSupport", path: "Tests/TestSupport"),
         .testTarget(
             name: "UnitTests",
             dependencies: [
-                "IntrapushDaemonKit", "IntrapushQuery", "IntrapushStore", "IntrapushConfiguration", "IntrapushSupport",
+                "TestSupport", "IntrapushDaemonKit", "IntrapushQuery", "IntrapushStore", "IntrapushConfiguration", "IntrapushSupport",
                 "IntrapushInterface", "IntrapushFleetSimulation",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOEmbedded", package: "swift-nio"),
@@ -141,13 +144,13 @@ let package = Package(
                 .product(name: "TOMLKit", package: "TOMLKit"),
             ]
         ),
-        .testTarget(name: "IntrapushInterfaceTests", dependencies: ["IntrapushInterface", "IntrapushStore"]),
-        .testTarget(name: "IntrapushNotifierTests", dependencies: ["IntrapushNotifier", "IntrapushInterface", "IntrapushStore"]),
-        .testTarget(name: "IntrapushDevServerTests", dependencies: ["IntrapushDevServer"]),
+        .testTarget(name: "IntrapushInterfaceTests", dependencies: ["TestSupport", "IntrapushInterface", "IntrapushStore"]),
+        .testTarget(name: "IntrapushNotifierTests", dependencies: ["TestSupport", "IntrapushNotifier", "IntrapushInterface", "IntrapushStore"]),
+        .testTarget(name: "IntrapushDevServerTests", dependencies: ["TestSupport", "IntrapushDevServer"]),
         .testTarget(
             name: "IntegrationTests",
             dependencies: [
-                "IntrapushDaemonKit", "IntrapushQuery", "IntrapushStore", "IntrapushConfiguration", "IntrapushSupport",
+                "TestSupport", "IntrapushDaemonKit", "IntrapushQuery", "IntrapushStore", "IntrapushConfiguration", "IntrapushSupport",
                 "IntrapushInterface", "IntrapushDevServer", .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             ]
         ),

@@ -1,3 +1,4 @@
+import TestSupport
 import Foundation
 import IntrapushInterface
 import IntrapushStore
@@ -8,7 +9,7 @@ extension Integration {
     @Suite("intrapush exit statuses and terminal output")
     struct CLIExitTests {
         /// A database made by the production migrations, with one notification, no daemon.
-        private func database(in directory: TestDirectory) throws -> String {
+        private func database(in directory: TemporaryDirectory) throws -> String {
             let path = directory.file("cli.sqlite3")
             let store = try NotificationStore(path: path)
             _ = try store.store([Push(payload: .text(#"{"title":"T\u001b[31m","body":"b"}"#), messageID: "x-1",
@@ -19,7 +20,7 @@ extension Integration {
         /// Each failure: its status and one sentence on stderr.
         @Test("66 no database, 1 not found, 2 usage, 65 newer schema, 78 bad configuration")
         func exitStatuses() async throws {
-            let directory = try TestDirectory()
+            let directory = try TemporaryDirectory("it")
             let path = try database(in: directory)
             func run(_ arguments: [String]) async throws -> CLIResult {
                 try await runCLI(arguments, directory: directory)
@@ -51,7 +52,7 @@ extension Integration {
         /// sequence is shown, not obeyed.
         @Test("colour on a terminal only, never with NO_COLOR; escapes in titles neutralised")
         func colourOnTerminals() async throws {
-            let directory = try TestDirectory()
+            let directory = try TemporaryDirectory("it")
             let path = try database(in: directory)
             // script(1) gives the command a pseudo-terminal.
             let command = "\(Binaries.path("intrapush")) list --database \(path)"
@@ -72,7 +73,7 @@ extension Integration.CLIExitTests {
     /// RFC 4180 quoting.
     @Test("export as JSON Lines and as CSV")
     func export() async throws {
-        let directory = try TestDirectory()
+        let directory = try TemporaryDirectory("it")
         let path = directory.file("export.sqlite3")
         let store = try NotificationStore(path: path)
         _ = try store.store([
@@ -106,7 +107,7 @@ extension Integration.CLIExitTests {
     /// high and urgent, `show` names the priority, link and recipients.
     @Test("list --priority, --mine, the marks and show")
     func priorityAndRecipients() async throws {
-        let directory = try TestDirectory()
+        let directory = try TemporaryDirectory("it")
         let path = directory.file("model.sqlite3")
         let store = try NotificationStore(path: path)
         func push(_ id: String, _ priority: NotificationPriority?, to recipients: String? = nil) -> Push {

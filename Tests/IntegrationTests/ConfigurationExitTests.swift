@@ -1,3 +1,4 @@
+import TestSupport
 import Foundation
 @testable import IntrapushInterface
 import IntrapushConfiguration
@@ -20,7 +21,7 @@ extension Integration {
         @Test("a bad configuration exits 78 before opening anything, naming the key", arguments: 0..<badConfigurations.count)
         func badConfigurationExits78(index: Int) async throws {
             let (_, toml, key) = Self.badConfigurations[index]
-            let directory = try TestDirectory()
+            let directory = try TemporaryDirectory("it")
             let empty = try directory.write("empty-token", "")
             let database = directory.file("never-created.sqlite3")
             let config = try directory.write("intrapushd.conf", toml.replacing("EMPTY", with: empty) + "database = \"\(database)\"\n")
@@ -32,7 +33,7 @@ extension Integration {
 
         @Test("a database that cannot be created exits 74")
         func unopenableDatabaseExits74() async throws {
-            let directory = try TestDirectory()
+            let directory = try TemporaryDirectory("it")
             let config = try directory.write(
                 "intrapushd.conf",
                 "host = \"127.0.0.1:9\"\norg = \"o\"\ntoken = \"t\"\ndatabase = \"\(directory.path)/missing/dir/n.sqlite3\"\n"
@@ -44,7 +45,7 @@ extension Integration {
 
         @Test("--check-config prints the effective configuration with the token as ***")
         func checkConfig() async throws {
-            let directory = try TestDirectory()
+            let directory = try TemporaryDirectory("it")
             let secret = "s3cr3t-\(Int.random(in: 1000...9999))"
             let tokenFile = try directory.write("token", secret + "  \n")
             let config = try directory.write("intrapushd.conf", "host = \"push.corp:8080\"\norg = \"Org 1/Ü\"\ntoken_file = \"\(tokenFile)\"\n")
@@ -61,7 +62,7 @@ extension Integration {
 
         @Test("the unit's reload check: --quiet prints nothing when valid; under systemd problems are errors")
         func quietReloadCheck() async throws {
-            let directory = try TestDirectory()
+            let directory = try TemporaryDirectory("it")
             let valid = try directory.write("valid.conf", "host = \"127.0.0.1:1\"\norg = \"o\"\ntoken = \"t\"\n")
             let quiet = try ManagedProcess(
                 Binaries.path("intrapushd"), ["--check-config", "--quiet", "--config", valid], directory: directory, name: "quiet")
@@ -87,7 +88,7 @@ extension Integration {
 
         @Test("the token reaches no log line, status line or argument, even at debug level and when rejected")
         func tokenNeverLogged() async throws {
-            let directory = try TestDirectory()
+            let directory = try TemporaryDirectory("it")
             let token = "Secret/\(Int.random(in: 100_000...999_999))"
             let encoded = token.replacing("/", with: "%2F")
             let server = try await DevServerHandle(directory: directory, token: token)

@@ -1,3 +1,4 @@
+import TestSupport
 import Foundation
 @testable import IntrapushInterface
 import IntrapushStore
@@ -62,7 +63,7 @@ extension Integration {
 
         @Test("heartbeats and pings go out at the configured interval")
         func heartbeatsAtInterval() async throws {
-            let directory = try TestDirectory()
+            let directory = try TemporaryDirectory("it")
             let token = makeToken()
             let server = try await DevServerHandle(directory: directory, token: token)
             let daemon = try DaemonHandle(directory: directory, serverPort: server.port, token: token, extra: ["heartbeat_interval": "\"250ms\""])

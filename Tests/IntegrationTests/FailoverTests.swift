@@ -1,3 +1,4 @@
+import TestSupport
 import Foundation
 import Testing
 
@@ -7,7 +8,7 @@ extension Integration {
     struct FailoverTests {
         @Test("primary killed mid-burst → the fallback, which sends some of the primary's pushes again (acknowledged, stored once); primary back → failback, make-before-break; every push stored once, none acknowledged before its commit")
         func failoverAndFailback() async throws {
-            let directory = try TestDirectory()
+            let directory = try TemporaryDirectory("it")
             let token = makeToken()
             let database = directory.file(DaemonHandle.databaseName)
             let primary = try await DevServerHandle(directory: directory, token: token, verifyDatabase: database, name: "primary")
@@ -90,7 +91,7 @@ extension Integration {
         }
 
         func statusShowsFallback(_ daemon: DaemonHandle) async throws -> Bool {
-            let status = try await runCLI(["status", "--json", "--database", daemon.databasePath], directory: try TestDirectory())
+            let status = try await runCLI(["status", "--json", "--database", daemon.databasePath], directory: try TemporaryDirectory("it"))
             return status.stdout.contains(#""fallback":true"#)
         }
     }

@@ -1,3 +1,4 @@
+import TestSupport
 import Foundation
 import IntrapushSupport
 import Testing
@@ -8,7 +9,7 @@ extension Integration {
         /// A hook that writes its stdin and its INTRAPUSH_* variables to files named after the row id.
         /// Run as `/bin/sh SCRIPT`: a child spawned meanwhile by a parallel test could still hold
         /// a freshly written executable open, and executing it would fail with ETXTBSY.
-        static func recordingHook(in directory: TestDirectory, output: String) throws -> String {
+        static func recordingHook(in directory: TemporaryDirectory, output: String) throws -> String {
             try FileManager.default.createDirectory(atPath: output, withIntermediateDirectories: true)
             let script = try directory.write("record-hook.sh", """
                 #!/bin/sh
@@ -22,7 +23,7 @@ extension Integration {
             return script
         }
 
-        static func statusJSON(_ directory: TestDirectory, _ daemon: DaemonHandle) async throws -> [String: Any] {
+        static func statusJSON(_ directory: TemporaryDirectory, _ daemon: DaemonHandle) async throws -> [String: Any] {
             let result = try await runCLI(["status", "--json", "--config", daemon.configPath], directory: directory)
             return try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any] ?? [:]
         }
@@ -33,7 +34,7 @@ extension Integration {
 
         @Test("the hook gets the notification as JSON on stdin and in INTRAPUSH_*; message content runs nothing")
         func environmentAndStandardInput() async throws {
-            let directory = try TestDirectory()
+            let directory = try TemporaryDirectory("it")
             let output = directory.file("hook-out")
             let script = try Self.recordingHook(in: directory, output: output)
             let (_, _, server, daemon) = try await startConnected(
@@ -103,7 +104,7 @@ extension Integration {
 
         @Test("a reload that changes on_notification takes effect for the next notification; removing it stops hooks")
         func reloadReplacesTheHook() async throws {
-            let directory = try TestDirectory()
+            let directory = try TemporaryDirectory("it")
             let first = directory.file("first")
             let second = directory.file("second")
             let script = try Self.recordingHook(in: directory, output: first)

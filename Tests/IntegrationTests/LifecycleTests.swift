@@ -1,3 +1,4 @@
+import TestSupport
 import Foundation
 import Testing
 
@@ -23,7 +24,7 @@ extension Integration {
         /// answer must be trapped by then (a SIGTERM that met the default action killed us).
         @Test("SIGTERM or SIGHUP at the moment of READY=1 is handled, never fatal")
         func signalsRightAfterReady() async throws {
-            let directory = try TestDirectory()
+            let directory = try TemporaryDirectory("it")
             let token = makeToken()
             let server = try await DevServerHandle(directory: directory, token: token)
             for (round, signal) in [SIGTERM, SIGHUP, SIGTERM, SIGHUP, SIGTERM].enumerated() {
@@ -51,7 +52,7 @@ extension Integration {
 
         @Test("sd_notify: READY=1 without waiting for the server, STATUS= on changes, WATCHDOG=1 while healthy")
         func notifyMessages() async throws {
-            let directory = try TestDirectory()
+            let directory = try TemporaryDirectory("it")
             let token = makeToken()
             let notify = try NotifySocket(directory: directory)
             // No server yet: READY=1 must not wait for one.
@@ -89,7 +90,7 @@ extension Integration {
 
         @Test("a host that does not resolve is said in words, without the resolver's type names")
         func unresolvableHostStatus() async throws {
-            let directory = try TestDirectory()
+            let directory = try TemporaryDirectory("it")
             let notify = try NotifySocket(directory: directory)
             // .invalid never resolves (RFC 6761); without DNS the lookup fails just as well.
             let daemon = try DaemonHandle(

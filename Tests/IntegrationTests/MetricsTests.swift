@@ -1,3 +1,4 @@
+import TestSupport
 import Foundation
 import Testing
 
@@ -8,7 +9,7 @@ extension Integration {
     struct MetricsTests {
         @Test("GET /metrics counts what happened, passes promtool check metrics, never shows the token; the file says stopped at the end")
         func scrape() async throws {
-            let directory = try TestDirectory()
+            let directory = try TemporaryDirectory("it")
             let port = try freeTCPPort()
             let file = directory.file("intrapush.prom")
             let (_, token, server, daemon) = try await startConnected(
@@ -55,7 +56,7 @@ extension Integration {
 
         @Test("a metrics_listen port already in use: exit 71, naming the key and the reason")
         func portInUse() async throws {
-            let directory = try TestDirectory()
+            let directory = try TemporaryDirectory("it")
             let holder = try SilentListener()
             let daemon = try DaemonHandle(
                 directory: directory, serverPort: 9, token: makeToken(),

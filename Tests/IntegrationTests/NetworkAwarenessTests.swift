@@ -1,3 +1,4 @@
+import TestSupport
 import Foundation
 import Testing
 
@@ -19,7 +20,7 @@ extension Integration {
             let pair = try NamespacePair()
             defer { pair.delete() }
             let linkWatch = try [LinkUpWatch(namespace: pair.client), LinkUpWatch(namespace: pair.server)]
-            let directory = try TestDirectory()
+            let directory = try TemporaryDirectory("it")
             let token = makeToken()
             let server = try ManagedProcess(
                 NamespacePair.ipPath,

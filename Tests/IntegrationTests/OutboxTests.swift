@@ -1,3 +1,4 @@
+import TestSupport
 import Foundation
 @testable import IntrapushInterface
 import IntrapushStore
@@ -9,7 +10,7 @@ extension Integration {
     struct OutboxTests {
         static let hello = #"{"id":"hello","type":"login"}"#
 
-        func send(_ json: String, _ directory: TestDirectory, _ daemon: DaemonHandle, _ extra: [String] = []) async throws -> CLIResult {
+        func send(_ json: String, _ directory: TemporaryDirectory, _ daemon: DaemonHandle, _ extra: [String] = []) async throws -> CLIResult {
             try await runCLI(["send", "--database", daemon.databasePath] + extra + [json], directory: directory)
         }
 
@@ -169,7 +170,7 @@ extension Integration {
         @Test("a full disk: the message is not acknowledged to the caller (74), nothing is queued, the daemon goes on",
               .enabled(if: TinyFilesystem.isAvailable))
         func diskFull() async throws {
-            let directory = try TestDirectory()
+            let directory = try TemporaryDirectory("it")
             let disk = try TinyFilesystem(at: directory.file("disk"), kilobytes: 512)
             defer { disk.unmount() }
             let database = disk.path + "/n.sqlite3"

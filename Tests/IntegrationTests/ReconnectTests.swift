@@ -1,3 +1,4 @@
+import TestSupport
 import Foundation
 import Testing
 
@@ -17,7 +18,7 @@ extension Integration {
 
         @Test("the server vanishing for a while: the daemon keeps retrying and comes back")
         func serverVanishes() async throws {
-            let directory = try TestDirectory()
+            let directory = try TemporaryDirectory("it")
             let token = makeToken()
             let first = try await DevServerHandle(directory: directory, token: token)
             let port = first.port
@@ -43,7 +44,7 @@ extension Integration {
 
         @Test("HTTP 401 is a rejected token: logged, shown, retried no faster than reconnect_max")
         func rejectedToken() async throws {
-            let directory = try TestDirectory()
+            let directory = try TemporaryDirectory("it")
             let token = makeToken()
             let server = try await DevServerHandle(directory: directory, token: token)
             let notify = try NotifySocket(directory: directory)
@@ -72,7 +73,7 @@ extension Integration {
 
         @Test("a silent server is a dead peer: dropped after dead_peer_timeout, then reconnected")
         func deadPeer() async throws {
-            let directory = try TestDirectory()
+            let directory = try TemporaryDirectory("it")
             let token = makeToken()
             let server = try await DevServerHandle(directory: directory, token: token)
             let daemon = try DaemonHandle(
@@ -104,7 +105,7 @@ extension Integration {
 
         @Test("a server that accepts TCP but never answers the upgrade times out after connect_timeout")
         func upgradeTimesOut() async throws {
-            let directory = try TestDirectory()
+            let directory = try TemporaryDirectory("it")
             let listener = try SilentListener()
             let daemon = try DaemonHandle(
                 directory: directory, serverPort: listener.port, token: makeToken(),
@@ -119,7 +120,7 @@ extension Integration {
 
         @Test("the server's heartbeat echo proves it alive and is neither stored nor acknowledged")
         func heartbeatEcho() async throws {
-            let directory = try TestDirectory()
+            let directory = try TemporaryDirectory("it")
             let token = makeToken()
             let server = try await DevServerHandle(directory: directory, token: token, extraArguments: ["--echo-heartbeats"])
             let daemon = try DaemonHandle(directory: directory, serverPort: server.port, token: token)

@@ -1,3 +1,4 @@
+import TestSupport
 import Foundation
 @testable import IntrapushInterface
 import IntrapushStore
@@ -75,7 +76,7 @@ extension Integration {
 
         @Test("a database created without incremental vacuum is named once at start, with the fix")
         func olderDatabaseNotice() async throws {
-            let directory = try TestDirectory()
+            let directory = try TemporaryDirectory("it")
             let database = directory.file(DaemonHandle.databaseName)
             // A file that already has a table keeps auto_vacuum = NONE, like one made before migration 3.
             try SQLiteConnection(path: database).execute("CREATE TABLE unrelated (x)")

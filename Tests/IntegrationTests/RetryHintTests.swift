@@ -1,3 +1,4 @@
+import TestSupport
 import Foundation
 import Testing
 
@@ -38,7 +39,7 @@ extension Integration {
 
         @Test("a server stopped with --shutdown-retry-after closes with 1012 and the fleet waits")
         func shutdownHint() async throws {
-            let directory = try TestDirectory()
+            let directory = try TemporaryDirectory("it")
             let notify = try NotifySocket(directory: directory)
             let token = makeToken()
             let server = try await DevServerHandle(directory: directory, token: token, extraArguments: ["--shutdown-retry-after", "1"])

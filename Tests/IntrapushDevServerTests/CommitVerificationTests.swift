@@ -1,3 +1,4 @@
+import TestSupport
 import CSQLite
 import Foundation
 import IntrapushDevServer
@@ -6,11 +7,8 @@ import Testing
 @Suite("Commit verification and acknowledgement ids", .timeLimit(.minutes(1)))
 struct CommitVerificationTests {
     /// Creates a database with the contract's `notifications` table holding `messageIDs`.
-    private func makeDatabase(holding messageIDs: [String]) throws -> URL {
-        let directory = FileManager.default.temporaryDirectory
-            .appendingPathComponent("devserver-tests-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        let url = directory.appendingPathComponent("notifications.sqlite3")
+    private func makeDatabase(holding messageIDs: [String], in directory: TemporaryDirectory) throws -> URL {
+        let url = URL(fileURLWithPath: directory.file())
         var database: OpaquePointer?
         #expect(sqlite3_open(url.path, &database) == SQLITE_OK)
         defer { sqlite3_close(database) }
@@ -27,7 +25,8 @@ struct CommitVerificationTests {
 
     @Test("an acknowledgement whose message id is not yet in the database is counted as before commit")
     func acknowledgementBeforeCommit() async throws {
-        let database = try makeDatabase(holding: ["stored"])
+        let directory = try TemporaryDirectory("devserver")
+        let database = try makeDatabase(holding: ["stored"], in: directory)
         defer { try? FileManager.default.removeItem(at: database.deletingLastPathComponent()) }
         try await withDevServer({ $0.verifyDatabasePath = database.path }) { server, client in
             try await client.push(#"{"id":"stored"}"#)
@@ -48,7 +47,8 @@ struct CommitVerificationTests {
 
     @Test("a database that does not exist yet counts every acknowledgement of a push with an id")
     func missingDatabase() async throws {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("absent-\(UUID().uuidString).sqlite3").path
+        let directory = try TemporaryDirectory("devserver")
+        let path = directory.file("absent.sqlite3")
         try await withDevServer({ $0.verifyDatabasePath = path }) { server, client in
             try await client.push(#"{"id":"m1"}"#)
             try await TestWebSocket.withConnection(to: server.localAddress, path: connectPath()) { socket in

@@ -1,4 +1,5 @@
 #if canImport(Glibc)
+import TestSupport
 import Glibc
 #endif
 import Testing
@@ -11,8 +12,8 @@ import Testing
 struct DatabaseChangeWatcherTests {
     @Test("the directory's creation, then the file's, wake it; no timer meanwhile")
     func missingDirectory() throws {
-        var template = Array("/tmp/intrapush-watch-XXXXXX".utf8CString)
-        let base = template.withUnsafeMutableBufferPointer { String(cString: mkdtemp($0.baseAddress!)) }
+        let temporary = try TemporaryDirectory("watch")
+        let base = temporary.path
         let directory = base + "/state/intrapush"
         let watcher = DatabaseChangeWatcher(databasePath: directory + "/notifications.sqlite3", outputDescriptor: -1)
         #expect(watcher.isUsingInotify, "watching an ancestor, not falling back to a timer")

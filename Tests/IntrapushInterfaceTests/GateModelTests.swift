@@ -1,4 +1,5 @@
 #if canImport(Glibc)
+import TestSupport
 import Glibc
 #endif
 import Foundation
@@ -12,12 +13,6 @@ import Testing
 /// sees and marks, on a real database made by the production store.
 @Suite("The gate: Varlink messages, access and per-person marks")
 struct GateModelTests {
-    func temporaryPath() -> String {
-        var template = Array("/tmp/intrapush-gate-XXXXXX".utf8CString)
-        let directory = template.withUnsafeMutableBufferPointer { String(cString: mkdtemp($0.baseAddress!)) }
-        return directory + "/notifications.db"
-    }
-
     @Test("a call survives its encoding; what is not a call is refused by name, never trusted")
     func varlinkCalls() {
         let call = VarlinkCall(method: "io.intrapush.Notifications.List", parameters: ["limit": JSONValue(20)], more: true)
@@ -64,7 +59,8 @@ struct GateModelTests {
 
     @Test("alice sees hers, the team's and everyone's; her marks are hers; an id she may not see is missing")
     func perPersonMarks() throws {
-        let path = temporaryPath()
+        let directory = try TemporaryDirectory("gate")
+        let path = directory.file()
         let store = try NotificationStore(path: path)
         func push(_ id: String, to recipients: String?) -> Push {
             var push = Push(payload: .text("{}"), messageID: id, title: id, body: nil, receivedAt: 1)
@@ -117,7 +113,8 @@ struct GateModelTests {
 
     @Test("a database of 0.3 keeps its marks: each read_at it had counts as read for everyone")
     func upgradeKeepsMarks() throws {
-        let path = temporaryPath()
+        let directory = try TemporaryDirectory("gate")
+        let path = directory.file()
         let connection = try SQLiteConnection(path: path)
         try Migrator(migrations: Array(Schema.migrations.prefix(5))).migrate(connection)
         try connection.execute("""

@@ -1,4 +1,5 @@
 #if canImport(Glibc)
+import TestSupport
 import Glibc
 #endif
 import IntrapushStore
@@ -10,12 +11,6 @@ import Testing
 /// it, and read as NULL from a file an older daemon wrote.
 @Suite("Priority, link and recipients in the database")
 struct NotificationModelTests {
-    func temporaryPath() -> String {
-        var template = Array("/tmp/intrapush-model-XXXXXX".utf8CString)
-        let directory = template.withUnsafeMutableBufferPointer { String(cString: mkdtemp($0.baseAddress!)) }
-        return directory + "/notifications.db"
-    }
-
     func push(_ id: String, priority: NotificationPriority? = nil, link: String? = nil, to recipients: String? = nil) -> Push {
         var push = Push(payload: .text("{}"), messageID: id, title: id, body: nil, receivedAt: 1)
         push.priority = priority
@@ -37,7 +32,8 @@ struct NotificationModelTests {
 
     @Test("stored and read back; the unread selection picks this person's newest and counts the rest")
     func roundTrip() throws {
-        let path = temporaryPath()
+        let directory = try TemporaryDirectory("model")
+        let path = directory.file()
         let store = try NotificationStore(path: path)
         _ = try store.store([
             push("a", priority: .urgent, link: "https://x", to: nil),
@@ -66,7 +62,8 @@ struct NotificationModelTests {
 
     @Test("a file of schema 4 reads with no priority, link or recipients, and everything for everyone")
     func olderFile() throws {
-        let path = temporaryPath()
+        let directory = try TemporaryDirectory("model")
+        let path = directory.file()
         let connection = try SQLiteConnection(path: path)
         try Migrator(migrations: Array(Schema.migrations.prefix(4))).migrate(connection)
         try connection.execute(

@@ -1,3 +1,4 @@
+import TestSupport
 import Foundation
 import Testing
 
@@ -29,7 +30,7 @@ extension Integration {
 
         @Test("beyond 16 idle connections the next is closed at once; scraping works again once they go")
         func connectionCap() async throws {
-            let directory = try TestDirectory()
+            let directory = try TemporaryDirectory("it")
             let port = try freeTCPPort()
             let (_, _, server, daemon) = try await startConnected(extra: ["metrics_listen": "\"127.0.0.1:\(port)\""], in: directory)
             defer { withExtendedLifetime((server, daemon)) {} }

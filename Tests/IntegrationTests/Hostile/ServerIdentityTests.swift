@@ -1,3 +1,4 @@
+import TestSupport
 import Foundation
 import Testing
 
@@ -9,7 +10,7 @@ extension Integration {
     @Suite("TLS: the server's name proven by a DNS name, TLS 1.2 at least")
     struct ServerIdentityTests {
         /// A self-signed certificate (its own CA) with `san`, and its key, in `directory`.
-        func makeCertificate(_ name: String, san: String, in directory: TestDirectory) async throws -> (certificate: String, key: String) {
+        func makeCertificate(_ name: String, san: String, in directory: TemporaryDirectory) async throws -> (certificate: String, key: String) {
             _ = try await shell(
                 "cd '\(directory.path)' && openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -days 1 -subj /CN=localhost "
                     + "-addext 'subjectAltName=\(san)' -keyout \(name).key -out \(name).pem 2>/dev/null",
@@ -18,7 +19,7 @@ extension Integration {
         }
 
         /// `openssl s_server` on a free port with `certificate`; `extra` narrows its protocols.
-        func startServer(_ certificate: (certificate: String, key: String), extra: [String] = [], in directory: TestDirectory, name: String) throws -> (ManagedProcess, Int) {
+        func startServer(_ certificate: (certificate: String, key: String), extra: [String] = [], in directory: TemporaryDirectory, name: String) throws -> (ManagedProcess, Int) {
             let port = try freeTCPPort()
             let server = try ManagedProcess(
                 "/usr/bin/openssl",
@@ -27,14 +28,14 @@ extension Integration {
             return (server, port)
         }
 
-        func startDaemon(port: Int, ca: String, pins: [String] = [], in directory: TestDirectory, name: String) throws -> DaemonHandle {
+        func startDaemon(port: Int, ca: String, pins: [String] = [], in directory: TemporaryDirectory, name: String) throws -> DaemonHandle {
             var extra = ["host": "\"localhost:\(port)\"", "tls": "true", "ca_file": "\"\(ca)\""]
             if !pins.isEmpty { extra["tls_pins"] = "[" + pins.map { "\"pin-sha256:\($0)\"" }.joined(separator: ", ") + "]" }
             return try DaemonHandle(directory: directory, serverPort: port, token: "identity-token", extra: extra, name: name)
         }
 
         /// The pin of a certificate's key, as the README says to make it.
-        func pin(of certificate: String, in directory: TestDirectory) async throws -> String {
+        func pin(of certificate: String, in directory: TemporaryDirectory) async throws -> String {
             try await shell(
                 "openssl x509 -in '\(certificate)' -noout -pubkey | openssl pkey -pubin -outform der | openssl dgst -sha256 -binary | base64",
                 in: directory)
@@ -42,7 +43,7 @@ extension Integration {
 
         @Test("tls_pins: a server whose key is pinned is reached; one whose key is not is refused in words, nothing sent")
         func pins() async throws {
-            let directory = try TestDirectory()
+            let directory = try TemporaryDirectory("it")
             let pinned = try await makeCertificate("pinned", san: "DNS:localhost", in: directory)
             let other = try await makeCertificate("other", san: "DNS:localhost", in: directory)
             let backup = try await makeCertificate("backup", san: "DNS:localhost", in: directory)
@@ -53,7 +54,7 @@ extension Integration {
             try await eventually("the pinned server to be reached") { reached.log.contains("upgrade refused with HTTP 200") }
 
             let (bad, badPort) = try startServer(other, in: directory, name: "other-server")
-            let otherDirectory = try TestDirectory()  // a database of its own: one daemon per database
+            let otherDirectory = try TemporaryDirectory("it")  // a database of its own: one daemon per database
             let refused = try startDaemon(port: badPort, ca: other.certificate, pins: pins, in: otherDirectory, name: "other-daemon")
             try await eventually("the refusal to be logged") { refused.log.contains("carries none of the keys in tls_pins") }
             #expect(refused.log.contains("pin-sha256:\(try await pin(of: other.certificate, in: directory))"), "the server's own pin is named")
@@ -63,7 +64,7 @@ extension Integration {
 
         @Test("a certificate whose only SAN is the connected IP address does not prove the name: nothing is sent, and the log says why")
         func ipAddressDoesNotProveAName() async throws {
-            let directory = try TestDirectory()
+            let directory = try TemporaryDirectory("it")
             let certificate = try await makeCertificate("ip-only", san: "IP:127.0.0.1", in: directory)
             let (server, port) = try startServer(certificate, in: directory, name: "ip-server")
             let daemon = try startDaemon(port: port, ca: certificate.certificate, in: directory, name: "ip-daemon")
@@ -75,7 +76,7 @@ extension Integration {
 
         @Test("a DNS name in the certificate proves it: the upgrade request goes out")
         func dnsNameProvesIt() async throws {
-            let directory = try TestDirectory()
+            let directory = try TemporaryDirectory("it")
             let certificate = try await makeCertificate("dns", san: "DNS:localhost", in: directory)
             let (server, port) = try startServer(certificate, in: directory, name: "dns-server")
             let daemon = try startDaemon(port: port, ca: certificate.certificate, in: directory, name: "dns-daemon")
@@ -85,7 +86,7 @@ extension Integration {
 
         @Test("a server that offers TLS 1.1 at most is refused before anything is sent")
         func tlsOnePointOneRefused() async throws {
-            let directory = try TestDirectory()
+            let directory = try TemporaryDirectory("it")
             let certificate = try await makeCertificate("old", san: "DNS:localhost", in: directory)
             let (server, port) = try startServer(
                 certificate, extra: ["-tls1_1", "-cipher", "DEFAULT:@SECLEVEL=0"], in: directory, name: "old-server")

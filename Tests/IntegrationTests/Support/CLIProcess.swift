@@ -1,3 +1,4 @@
+import TestSupport
 import Foundation
 
 /// What a finished `intrapush` run printed and how it exited.
@@ -11,7 +12,7 @@ struct CLIResult {
 /// Runs `intrapush` (or `executable` with `executableArguments`) to completion in a clean
 /// environment; stdout is a file, not a terminal.
 func runCLI(
-    _ arguments: [String], environment: [String: String] = [:], directory: TestDirectory,
+    _ arguments: [String], environment: [String: String] = [:], directory: TemporaryDirectory,
     executable: String? = nil, _ executableArguments: [String] = []
 ) async throws -> CLIResult {
     let process = try ManagedProcess(
@@ -27,7 +28,7 @@ final class FollowProcess: @unchecked Sendable {
     private let output = Pipe()
     private var buffered = Data()
 
-    init(_ arguments: [String], directory: TestDirectory) throws {
+    init(_ arguments: [String], directory: TemporaryDirectory) throws {
         process.executableURL = URL(fileURLWithPath: Binaries.path("intrapush"))
         process.arguments = ["follow"] + arguments
         process.environment = ["PATH": "/usr/bin:/bin", "HOME": directory.path]

@@ -1,3 +1,4 @@
+import TestSupport
 /// The usual start of an integration test: a fresh directory and token, a devserver, and a
 /// daemon (short intervals) that has connected to it.
 ///
@@ -8,9 +9,9 @@ func startConnected(
     environment: [String: String] = [:],
     serverArguments: [String] = [],
     verifyingDatabase: Bool = false,
-    in existing: TestDirectory? = nil
-) async throws -> (directory: TestDirectory, token: String, server: DevServerHandle, daemon: DaemonHandle) {
-    let directory = try existing ?? TestDirectory()
+    in existing: TemporaryDirectory? = nil
+) async throws -> (directory: TemporaryDirectory, token: String, server: DevServerHandle, daemon: DaemonHandle) {
+    let directory = try existing ?? TemporaryDirectory("it")
     let token = makeToken()
     let server = try await DevServerHandle(
         directory: directory, token: token,
@@ -31,8 +32,8 @@ func startConnected(
 /// `startConnected` with the daemon reporting to a notify socket (`NOTIFY_SOCKET`) that the test reads.
 func startConnectedNotifying(
     extra: [String: String] = [:], environment: [String: String] = [:]
-) async throws -> (directory: TestDirectory, token: String, server: DevServerHandle, notify: NotifySocket, daemon: DaemonHandle) {
-    let directory = try TestDirectory()
+) async throws -> (directory: TemporaryDirectory, token: String, server: DevServerHandle, notify: NotifySocket, daemon: DaemonHandle) {
+    let directory = try TemporaryDirectory("it")
     let notify = try NotifySocket(directory: directory)
     let (_, token, server, daemon) = try await startConnected(
         extra: extra, environment: environment.merging(["NOTIFY_SOCKET": notify.path]) { $1 }, in: directory)

@@ -1,3 +1,4 @@
+import TestSupport
 import Foundation
 
 /// A running `intrapushd` with its own config file and database in the test directory.
@@ -24,7 +25,7 @@ final class DaemonHandle: @unchecked Sendable {
         return keys.sorted { $0.key < $1.key }.map { "\($0.key) = \($0.value)" }.joined(separator: "\n") + "\n"
     }
 
-    init(directory: TestDirectory, serverPort: Int, token: String, extra: [String: String] = [:], environment: [String: String] = [:], name: String = "intrapushd") throws {
+    init(directory: TemporaryDirectory, serverPort: Int, token: String, extra: [String: String] = [:], environment: [String: String] = [:], name: String = "intrapushd") throws {
         databasePath = directory.file(Self.databaseName)
         configPath = try directory.write(
             "\(name).conf", Self.config(serverPort: serverPort, token: token, database: databasePath, extra: extra)
@@ -36,7 +37,7 @@ final class DaemonHandle: @unchecked Sendable {
     }
 
     /// Restarts on the same config and database (after a kill).
-    init(restarting previous: DaemonHandle, directory: TestDirectory, environment: [String: String] = [:], name: String) throws {
+    init(restarting previous: DaemonHandle, directory: TemporaryDirectory, environment: [String: String] = [:], name: String) throws {
         databasePath = previous.databasePath
         configPath = previous.configPath
         process = try ManagedProcess(

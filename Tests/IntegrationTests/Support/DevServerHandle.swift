@@ -1,3 +1,4 @@
+import TestSupport
 import Foundation
 import IntrapushDevServer
 
@@ -9,7 +10,7 @@ final class DevServerHandle: @unchecked Sendable {
     let token: String
 
     /// Starts the server; `port` 0 picks a free one, a given port restarts on the same one.
-    init(directory: TestDirectory, token: String, port: Int = 0, verifyDatabase: String? = nil, extraArguments: [String] = [], name: String = "devserver") async throws {
+    init(directory: TemporaryDirectory, token: String, port: Int = 0, verifyDatabase: String? = nil, extraArguments: [String] = [], name: String = "devserver") async throws {
         var arguments = ["serve", "--listen", "127.0.0.1:\(port)", "--token", token] + extraArguments
         if let verifyDatabase { arguments += ["--verify-database", verifyDatabase] }
         let process = try ManagedProcess(Binaries.path("intrapush-devserver"), arguments, directory: directory, name: name)

@@ -1,3 +1,4 @@
+import TestSupport
 import Foundation
 
 /// A child process with its stdout and stderr captured in files; killed if still running when
@@ -7,9 +8,9 @@ final class ManagedProcess: @unchecked Sendable {
     let stdoutPath: String
     let stderrPath: String
     /// Held so the directory (its files, the database) outlives the process using it.
-    private let directory: TestDirectory
+    private let directory: TemporaryDirectory
 
-    init(_ executable: String, _ arguments: [String], environment: [String: String] = [:], directory: TestDirectory, name: String) throws {
+    init(_ executable: String, _ arguments: [String], environment: [String: String] = [:], directory: TemporaryDirectory, name: String) throws {
         self.directory = directory
         stdoutPath = directory.file("\(name).stdout")
         stderrPath = directory.file("\(name).stderr")

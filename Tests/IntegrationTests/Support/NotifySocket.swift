@@ -1,3 +1,4 @@
+import TestSupport
 import Foundation
 
 /// The datagram socket systemd would listen on as `NOTIFY_SOCKET`: collects every message.
@@ -6,7 +7,7 @@ final class NotifySocket: @unchecked Sendable {
     private let descriptor: Int32
     private(set) var messages: [String] = []
 
-    init(directory: TestDirectory, name: String = "notify.sock") throws {
+    init(directory: TemporaryDirectory, name: String = "notify.sock") throws {
         path = directory.file(name)
         descriptor = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
         guard descriptor >= 0 else { throw POSIXError(.EIO) }

@@ -1,8 +1,9 @@
+import TestSupport
 import Foundation
 
 /// Runs `command` with /bin/sh; returns its stdout without the final newline; fails on a
 /// non-zero status.
-func shell(_ command: String, in directory: TestDirectory) async throws -> String {
+func shell(_ command: String, in directory: TemporaryDirectory) async throws -> String {
     let result = try await runCLI([], directory: directory, executable: "/bin/sh", ["-c", command])
     guard result.status == 0 else {
         throw ShellFailed(description: "`\(command)` exited \(result.status): \(result.stderr)\(result.stdout)")

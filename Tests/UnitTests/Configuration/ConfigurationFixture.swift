@@ -1,4 +1,5 @@
 #if canImport(FoundationEssentials)
+import TestSupport
 import FoundationEssentials
 #else
 import Foundation
@@ -10,20 +11,15 @@ import IntrapushConfiguration
 final class ConfigurationFixture {
     static let token = "s3cret/T0ken+value="
 
-    let directory: String
+    private let temporary: TemporaryDirectory
+    var directory: String { temporary.path }
     var environment: [String: String]
 
     /// A fresh directory with `token` in `token`, found through `CREDENTIALS_DIRECTORY` as under systemd.
     init() throws {
-        let base = FileManager.default.temporaryDirectory.path
-        directory = "\(base)/intrapush-config-\(UInt64.random(in: 0...UInt64.max))"
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        environment = ["CREDENTIALS_DIRECTORY": directory]
+        temporary = try TemporaryDirectory("config")
+        environment = ["CREDENTIALS_DIRECTORY": temporary.path]
         try write("token", Self.token + "\n")
-    }
-
-    deinit {
-        try? FileManager.default.removeItem(atPath: directory)
     }
 
     @discardableResult

@@ -1,3 +1,4 @@
+import TestSupport
 import Foundation
 import NIOSSL
 import Testing
@@ -27,8 +28,8 @@ struct ServerNameCheckTests {
 
     @Test("the names of a real certificate are its DNS SANs only")
     func certificateNames() async throws {
-        let directory = NSTemporaryDirectory() + "intrapush-san-\(UUID().uuidString)"
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let temporary = try TemporaryDirectory("san")
+        let directory = temporary.path
         let openssl = Process()
         openssl.executableURL = URL(fileURLWithPath: "/usr/bin/openssl")
         openssl.arguments = [

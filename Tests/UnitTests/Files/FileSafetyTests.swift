@@ -1,3 +1,4 @@
+import TestSupport
 import Foundation
 @testable import IntrapushDaemonKit
 import Testing
@@ -6,19 +7,14 @@ import Testing
 
 @Suite("Files the daemon creates: no links followed, modes that do not depend on the umask")
 struct FileSafetyTests {
-    func temporaryDirectory() throws -> String {
-        let path = NSTemporaryDirectory() + "intrapush-files-\(UUID().uuidString)"
-        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-        return path
-    }
-
     func mode(_ path: String) throws -> Int {
         (try FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? Int) ?? -1
     }
 
     @Test("metrics_file: a link planted at the temporary name or the file itself is replaced, its target untouched")
     func metricsFileFollowsNoLink() throws {
-        let directory = try temporaryDirectory()
+        let temporary = try TemporaryDirectory("files")
+        let directory = temporary.path
         let victim = directory + "/victim"
         try "keep".write(toFile: victim, atomically: false, encoding: .utf8)
         try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: victim)
@@ -39,7 +35,8 @@ struct FileSafetyTests {
 
     @Test("a new database and its -wal and -shm are 0640, whatever the umask")
     func databaseModes() throws {
-        let directory = try temporaryDirectory()
+        let temporary = try TemporaryDirectory("files")
+        let directory = temporary.path
         let path = directory + "/notifications.sqlite3"
         let previous = umask(0o002)  // would leave all three group-writable
         defer { umask(previous) }

@@ -1,3 +1,4 @@
+import TestSupport
 import Foundation
 import Logging
 import NIOConcurrencyHelpers
@@ -9,16 +10,12 @@ import NIOConcurrencyHelpers
 
 /// A temporary folder for hook scripts and what they record, removed on release.
 final class HookTestFixture {
-    let directory: String
+    private let temporary: TemporaryDirectory
+    var directory: String { temporary.path }
     let logs = CapturedLogs()
 
     init() throws {
-        directory = FileManager.default.temporaryDirectory.path + "/intrapush-hook-\(UUID().uuidString)"
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: false)
-    }
-
-    deinit {
-        try? FileManager.default.removeItem(atPath: directory)
+        temporary = try TemporaryDirectory("hook")
     }
 
     func path(_ name: String) -> String { directory + "/" + name }
@@ -58,16 +55,6 @@ func notification(_ id: Int64, messageID: String? = nil, title: String? = "Title
         id: id, messageID: messageID, receivedAt: 1_763_773_323_456, payload: #"{"id":"m\#(id)"}"#, title: title,
         body: body, readAt: nil
     )
-}
-
-/// Polls `condition` every 10 ms until it holds or `timeout` passes; returns whether it held.
-func eventually(within timeout: Duration = .seconds(10), _ condition: () -> Bool) async -> Bool {
-    let deadline = ContinuousClock.now + timeout
-    while ContinuousClock.now < deadline {
-        if condition() { return true }
-        try? await Task.sleep(for: .milliseconds(10))
-    }
-    return condition()
 }
 
 /// Log events kept in memory, for assertions (never `LoggingSystem.bootstrap` in tests).

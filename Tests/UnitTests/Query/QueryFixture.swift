@@ -1,4 +1,5 @@
 
+import TestSupport
 @testable import IntrapushInterface
 @testable import IntrapushQuery
 @testable import IntrapushStore
@@ -7,11 +8,11 @@
 /// received one second apart from `start`; every third (ids 3, 6, …) marked read.
 struct QueryFixture {
     static let start: Int64 = 1_700_000_000_000
-    let directory: StoreTestDirectory
+    let directory: TemporaryDirectory
     let path: String
 
     init(count: Int = 30, title: (Int) -> String? = { "Title \($0)" }, body: (Int) -> String? = { "body of \($0)" }) throws {
-        directory = try StoreTestDirectory()
+        directory = try TemporaryDirectory("store")
         path = directory.file()
         let store = try NotificationStore(path: path)
         let pushes = (1...count).map { index in

@@ -1,4 +1,5 @@
 
+import TestSupport
 @testable import IntrapushStore
 
 /// A real store in a temporary directory, filled with rows whose ids and times the test chooses.
@@ -6,12 +7,12 @@ final class RetentionFixture {
     static let now: Int64 = 1_800_000_000_000
     static let day: Int64 = 86_400_000
 
-    let directory: StoreTestDirectory
+    let directory: TemporaryDirectory
     let store: NotificationStore
     private var nextMessage = 0
 
     init() throws {
-        directory = try StoreTestDirectory()
+        directory = try TemporaryDirectory("store")
         store = try NotificationStore(path: directory.file())
         try store.writeLiveState(LiveState(pid: 1, state: .connected, updatedAt: Self.now))
     }

@@ -1,3 +1,4 @@
+import TestSupport
 import Testing
 
 @testable import IntrapushQuery
@@ -45,7 +46,7 @@ struct RetentionStatusTests {
     /// A newer CLI reads the state of a database the (older) daemon has not migrated to 3 yet.
     @Test("the live state of a version 2 database reads with the new fields at their defaults")
     func readsVersion2() throws {
-        let directory = try StoreTestDirectory()
+        let directory = try TemporaryDirectory("store")
         let connection = try SQLiteConnection(path: directory.file())
         try Migrator(migrations: Array(Schema.migrations.prefix(2))).migrate(connection)
         try connection.execute("""

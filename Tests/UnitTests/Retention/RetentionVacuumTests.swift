@@ -1,3 +1,4 @@
+import TestSupport
 import Testing
 
 @testable import IntrapushStore
@@ -55,7 +56,7 @@ struct RetentionVacuumTests {
     /// says so, nothing is reclaimed, and freed pages are reused so the file stops growing.
     @Test("an older database without auto_vacuum reuses pages and says so")
     func olderDatabase() throws {
-        let directory = try StoreTestDirectory()
+        let directory = try TemporaryDirectory("store")
         let path = directory.file()
         do {
             let connection = try SQLiteConnection(path: path)

@@ -1,3 +1,4 @@
+import TestSupport
 import Foundation
 @testable import IntrapushDaemonKit
 import Testing
@@ -13,7 +14,7 @@ struct CheckpointerTests {
 
     @Test("commits leave the checkpoint to the checkpointer, which copies the whole WAL back")
     func checkpointsOffTheCommitPath() async throws {
-        let directory = try StoreTestDirectory()
+        let directory = try TemporaryDirectory("store")
         let store = try NotificationStore(path: directory.file())
         let checkpointer = try Checkpointer(path: store.path)
         var largestWAL = 0
@@ -37,7 +38,7 @@ struct CheckpointerTests {
 
     @Test("with the hook installed SQLite no longer checkpoints inside commits")
     func noAutomaticCheckpoint() throws {
-        let directory = try StoreTestDirectory()
+        let directory = try TemporaryDirectory("store")
         let store = try NotificationStore(path: directory.file())
         var largestWAL = 0
         store.onCommit { largestWAL = max(largestWAL, $0) }

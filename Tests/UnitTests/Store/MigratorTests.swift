@@ -1,3 +1,4 @@
+import TestSupport
 import Testing
 
 @testable import IntrapushStore
@@ -24,7 +25,7 @@ struct MigratorTests {
     /// The public `notifications` table has exactly the contract's seven columns.
     @Test("migrations create the contract's notifications table and set user_version")
     func freshDatabase() throws {
-        let directory = try StoreTestDirectory()
+        let directory = try TemporaryDirectory("store")
         _ = try NotificationStore(path: directory.file())
         let connection = try SQLiteConnection(path: directory.file(), mode: .readOnly)
         #expect(try connection.userVersion() == Schema.latestVersion)
@@ -64,7 +65,7 @@ struct MigratorTests {
     /// A second open finds the schema current and applies nothing; data survives.
     @Test("reopening does not run migrations again")
     func reopening() throws {
-        let directory = try StoreTestDirectory()
+        let directory = try TemporaryDirectory("store")
         let first = try NotificationStore(path: directory.file())
         _ = try first.store([.text("kept", id: "1")], liveState: nil)
         _ = try NotificationStore(path: directory.file())
@@ -76,7 +77,7 @@ struct MigratorTests {
     /// Each step runs once, in order, and only the missing ones run on an older database.
     @Test("only pending steps are applied, each once")
     func pendingStepsOnly() throws {
-        let directory = try StoreTestDirectory()
+        let directory = try TemporaryDirectory("store")
         let connection = try SQLiteConnection(path: directory.file())
         let step1 = Migration(version: 1, summary: "log", sql: "CREATE TABLE log (step INTEGER); INSERT INTO log VALUES (1)")
         let step2 = Migration(version: 2, summary: "two", sql: "INSERT INTO log VALUES (2)")
@@ -90,7 +91,7 @@ struct MigratorTests {
     /// A failing step leaves the database at the last whole version.
     @Test("a failing step is rolled back with its version bump")
     func failingStep() throws {
-        let directory = try StoreTestDirectory()
+        let directory = try TemporaryDirectory("store")
         let connection = try SQLiteConnection(path: directory.file())
         let migrator = Migrator(migrations: [
             Migration(version: 1, summary: "ok", sql: "CREATE TABLE a (v INTEGER)"),
@@ -104,7 +105,7 @@ struct MigratorTests {
     /// A database from a newer intrapush is refused with a message that says what to do.
     @Test("a newer schema version is a clear error, and the file is left alone")
     func newerSchema() throws {
-        let directory = try StoreTestDirectory()
+        let directory = try TemporaryDirectory("store")
         try SQLiteConnection(path: directory.file()).setUserVersion(7)
         let error = #expect(throws: SchemaVersionError.self) {
             _ = try NotificationStore(path: directory.file())
@@ -120,7 +121,7 @@ struct MigratorTests {
     /// The CLI checks the version on a read-only connection without migrating.
     @Test("checkVersion reports a pending migration without applying it")
     func checkVersionReadOnly() throws {
-        let directory = try StoreTestDirectory()
+        let directory = try TemporaryDirectory("store")
         try SQLiteConnection(path: directory.file()).execute("CREATE TABLE unrelated (v INTEGER)")
         let reader = try SQLiteConnection(path: directory.file(), mode: .readOnly)
         #expect(try Schema.migrator.checkVersion(of: reader) == 0)

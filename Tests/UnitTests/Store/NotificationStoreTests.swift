@@ -1,3 +1,4 @@
+import TestSupport
 import Foundation
 import Testing
 
@@ -8,7 +9,7 @@ struct NotificationStoreTests {
     /// Durability settings: WAL is a property of the file, synchronous=FULL of the store's connection.
     @Test("WAL and synchronous=FULL are in force")
     func durabilitySettings() throws {
-        let directory = try StoreTestDirectory()
+        let directory = try TemporaryDirectory("store")
         let store = try NotificationStore(path: directory.file())
         #expect(try store.connection.text("PRAGMA journal_mode") == "wal")
         #expect(try store.connection.integer("PRAGMA synchronous") == 2)
@@ -19,7 +20,7 @@ struct NotificationStoreTests {
     /// Committed means visible to any other connection, e.g. the CLI or the integration tests.
     @Test("a batch is visible to a separate connection as soon as store returns")
     func visibleAfterStore() throws {
-        let directory = try StoreTestDirectory()
+        let directory = try TemporaryDirectory("store")
         let store = try NotificationStore(path: directory.file())
         let reader = try SQLiteConnection(path: directory.file(), mode: .readOnly)
         #expect(try reader.integer("SELECT count(*) FROM notifications") == 0)
@@ -45,7 +46,7 @@ struct NotificationStoreTests {
     /// Dedup on message_id holds across batches and inside one batch; the first copy wins.
     @Test("duplicates across batches and within a batch")
     func duplicates() throws {
-        let directory = try StoreTestDirectory()
+        let directory = try TemporaryDirectory("store")
         let store = try NotificationStore(path: directory.file())
         #expect(try store.store([.text("first", id: "x")], liveState: nil) == [.inserted(rowID: 1)])
         let outcomes = try store.store(
@@ -60,7 +61,7 @@ struct NotificationStoreTests {
     /// Pushes without an id cannot be told apart, so every one is kept.
     @Test("pushes without a message id are never duplicates")
     func nullIDs() throws {
-        let directory = try StoreTestDirectory()
+        let directory = try TemporaryDirectory("store")
         let store = try NotificationStore(path: directory.file())
         let same = Push.text("same", id: nil)
         #expect(try store.store([same, same], liveState: nil) == [.inserted(rowID: 1), .inserted(rowID: 2)])
@@ -70,7 +71,7 @@ struct NotificationStoreTests {
     /// `.binary` stays bytes (BLOB); `.text` is TEXT, the empty string included (not NULL).
     @Test("binary payloads are BLOBs and text payloads TEXT")
     func payloadStorageClasses() throws {
-        let directory = try StoreTestDirectory()
+        let directory = try TemporaryDirectory("store")
         let store = try NotificationStore(path: directory.file())
         let bytes: [UInt8] = [0xFF, 0x00, 0xFE, 0x80]
         _ = try store.store([
@@ -91,7 +92,7 @@ struct NotificationStoreTests {
     /// its live state; the store then works, and holds no lock.
     @Test("a failing batch stores nothing and the store keeps working")
     func failingBatch() throws {
-        let directory = try StoreTestDirectory()
+        let directory = try TemporaryDirectory("store")
         let store = try NotificationStore(path: directory.file())
         let saboteur = try SQLiteConnection(path: directory.file())
         try saboteur.execute("""
@@ -122,7 +123,7 @@ struct NotificationStoreTests {
     /// The single live-state row round-trips every field and is replaced, not duplicated.
     @Test("live state round-trips and stays one row")
     func liveStateRoundTrip() throws {
-        let directory = try StoreTestDirectory()
+        let directory = try TemporaryDirectory("store")
         let store = try NotificationStore(path: directory.file())
         #expect(try store.readLiveState() == nil)
         let full = LiveState(
@@ -144,7 +145,7 @@ struct NotificationStoreTests {
     /// The daemon counts duplicates from the outcomes and writes the counters in the batch's commit.
     @Test("live state computed from the outcomes is written in the same transaction")
     func liveStateFromOutcomes() throws {
-        let directory = try StoreTestDirectory()
+        let directory = try TemporaryDirectory("store")
         let store = try NotificationStore(path: directory.file())
         var seen: [StoreOutcome] = []
         let outcomes = try store.store([.text("a", id: "1"), .text("a", id: "1")]) { outcomes in
@@ -161,7 +162,7 @@ struct NotificationStoreTests {
     /// The daemon turns this into exit 74, so the message must name the path and the cause.
     @Test("a missing parent directory fails with a clear error and is not created")
     func missingDirectory() throws {
-        let directory = try StoreTestDirectory()
+        let directory = try TemporaryDirectory("store")
         let path = directory.path + "/absent/notifications.sqlite3"
         let error = #expect(throws: DatabaseError.self) { _ = try NotificationStore(path: path) }
         #expect(error?.isCannotOpen == true)

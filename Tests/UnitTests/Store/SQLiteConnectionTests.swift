@@ -1,3 +1,4 @@
+import TestSupport
 import Testing
 
 @testable import IntrapushStore
@@ -7,7 +8,7 @@ struct SQLiteConnectionTests {
     /// Every bindable type comes back unchanged, including text with a NUL and empty values.
     @Test("typed binds read back exactly")
     func bindsRoundTrip() throws {
-        let directory = try StoreTestDirectory()
+        let directory = try TemporaryDirectory("store")
         let connection = try SQLiteConnection(path: directory.file())
         try connection.execute("CREATE TABLE t (i INTEGER, s TEXT, b BLOB, n TEXT)")
         let insert = try connection.prepare("INSERT INTO t VALUES (?, ?, ?, ?)")
@@ -42,7 +43,7 @@ struct SQLiteConnectionTests {
     @Test("transaction rolls back when its body throws")
     func transactionRollsBack() throws {
         struct Expected: Error {}
-        let directory = try StoreTestDirectory()
+        let directory = try TemporaryDirectory("store")
         let connection = try SQLiteConnection(path: directory.file())
         try connection.execute("CREATE TABLE t (v INTEGER)")
         #expect(throws: Expected.self) {
@@ -63,7 +64,7 @@ struct SQLiteConnectionTests {
     /// The description names code, symbol, message and SQL on one line.
     @Test("errors describe the code, the message and the SQL")
     func errorDescription() throws {
-        let directory = try StoreTestDirectory()
+        let directory = try TemporaryDirectory("store")
         let connection = try SQLiteConnection(path: directory.file())
         let error = #expect(throws: DatabaseError.self) {
             try connection.execute("SELEC\n   1")
@@ -79,7 +80,7 @@ struct SQLiteConnectionTests {
     /// A read-only connection reads but refuses to write.
     @Test("read-only connections cannot write")
     func readOnly() throws {
-        let directory = try StoreTestDirectory()
+        let directory = try TemporaryDirectory("store")
         try SQLiteConnection(path: directory.file()).execute("CREATE TABLE t (v INTEGER)")
         let reader = try SQLiteConnection(path: directory.file(), mode: .readOnly)
         #expect(try reader.integer("SELECT count(*) FROM t") == 0)
@@ -90,7 +91,7 @@ struct SQLiteConnectionTests {
     /// While another connection holds the write lock, BEGIN IMMEDIATE gives up after the busy timeout.
     @Test("a held write lock fails with SQLITE_BUSY after the busy timeout")
     func busyTimeout() throws {
-        let directory = try StoreTestDirectory()
+        let directory = try TemporaryDirectory("store")
         let holder = try SQLiteConnection(path: directory.file())
         try holder.execute("CREATE TABLE t (v INTEGER); BEGIN IMMEDIATE; INSERT INTO t VALUES (1)")
         let waiter = try SQLiteConnection(path: directory.file(), busyTimeout: .milliseconds(50))
@@ -105,7 +106,7 @@ struct SQLiteConnectionTests {
 
     @Test("user_version reads back what was set")
     func userVersion() throws {
-        let directory = try StoreTestDirectory()
+        let directory = try TemporaryDirectory("store")
         let connection = try SQLiteConnection(path: directory.file())
         #expect(try connection.userVersion() == 0)
         try connection.setUserVersion(3)

@@ -1,3 +1,4 @@
+import TestSupport
 import Testing
 
 @testable import IntrapushStore
@@ -6,7 +7,7 @@ import Testing
 struct StoreMemoryTests {
     @Test("releaseMemory empties the page cache a burst filled, and the store goes on")
     func releasesPageCache() throws {
-        let directory = try StoreTestDirectory()
+        let directory = try TemporaryDirectory("store")
         let store = try NotificationStore(path: directory.file())
         let body = String(repeating: "x", count: 300)
         let pushes = (0..<5_000).map { Push.text(#"{"id":"m\#($0)","body":"\#(body)"}"#, id: "m\($0)", at: Int64($0)) }

@@ -2,27 +2,6 @@ import Foundation
 
 @testable import IntrapushStore
 
-/// A fresh directory under the system's temporary directory, removed with its content on release.
-final class StoreTestDirectory {
-    let path: String
-
-    init() throws {
-        let url = FileManager.default.temporaryDirectory
-            .appendingPathComponent("intrapush-store-\(UUID().uuidString)", isDirectory: true)
-        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: false)
-        path = url.path
-    }
-
-    deinit {
-        try? FileManager.default.removeItem(atPath: path)
-    }
-
-    /// The path of `name` inside the directory.
-    func file(_ name: String = "notifications.sqlite3") -> String {
-        path + "/" + name
-    }
-}
-
 extension SQLiteConnection {
     /// The first column of every row of `sql`, as text.
     func column(_ sql: String) throws -> [String?] {
