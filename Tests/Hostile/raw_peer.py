@@ -11,8 +11,12 @@ import os
 import socket
 import struct
 import subprocess
+import sys
 import threading
 import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir, "support"))
+from intrapush_test_support import daemon_environment, free_port, start_daemon  # noqa: E402,F401
 
 # An idle daemon is about 20 MiB; every ceiling of README "Limits" with the defaults stays far
 # below this. The former daemon reached 1.5 GiB with the fragment flood.
@@ -25,12 +29,6 @@ def wait_seconds(line):
     """The wait of a `reconnecting in 735ms (attempt 2)` or `… in 10s …` line, in seconds."""
     text = line.split("reconnecting in ")[1].split(" ")[0]
     return float(text[:-2]) / 1000 if text.endswith("ms") else float(text[:-1])
-
-
-def free_port():
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
 
 
 class Daemon:
@@ -47,10 +45,8 @@ class Daemon:
                 f'host = "127.0.0.1:{port}"\norg = "acme"\ntoken = "hostile-token"\n'
                 f'database = "{self.database}"\nheartbeat_interval = "1s"\nreconnect_min = "200ms"\n'
                 f'reconnect_max = "1s"\nconnect_timeout = "2s"\n{extra}')
-        environment = {"PATH": "/usr/bin:/bin", "HOME": directory}
         self.log = open(os.path.join(directory, "daemon.log"), "w+")
-        self.process = subprocess.Popen(
-            [binary, "--config", config], env=environment, stdout=self.log, stderr=subprocess.STDOUT)
+        self.process = start_daemon(binary, config, daemon_environment(directory), stdout=self.log)
         self.peak_kib = 0
         Daemon.latest = self  # a failed scenario still reports the daemon it started
         self.sampling = True

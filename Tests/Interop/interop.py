@@ -80,11 +80,9 @@ class Row:
         lines += self.extra_lines if extra_lines is None else extra_lines
         config = self.work / f"{name}.conf"
         config.write_text("\n".join(lines) + "\n")
-        env = {k: v for k, v in os.environ.items() if not k.startswith("INTRAPUSH_") and k != "NOTIFY_SOCKET"
-               and k.lower() not in ("http_proxy", "https_proxy", "no_proxy")}
+        env = support.daemon_environment(os.environ.get("HOME", "/"), os.environ)
         env.update(self.environment if environment is None else environment)
-        return subprocess.Popen([self.daemon, "--config", str(config)], env=env, stdout=subprocess.DEVNULL,
-                                stderr=open(self.work / f"{name}.log", "w"))
+        return support.start_daemon(self.daemon, config, env, stderr=open(self.work / f"{name}.log", "w"))
 
     def await_status(self, what, condition, daemon, timeout=15):
         """Polls `intrapush status --json` until `condition` holds, the daemon alive throughout
@@ -305,9 +303,8 @@ def failover(stack, daemon, work):
              'heartbeat_interval = "1s"', 'reconnect_min = "100ms"', f'reconnect_max = "{RECONNECT_MAX}s"',
              f'subprotocol = "{SUBPROTOCOL}"', f"hello_text = '{HELLO}'", 'log_level = "debug"']
     (work / "daemon.conf").write_text("\n".join(lines) + "\n")
-    env = {k: v for k, v in os.environ.items() if not k.startswith("INTRAPUSH_") and k != "NOTIFY_SOCKET"}
-    intrapushd = subprocess.Popen([daemon, "--config", str(work / "daemon.conf")], env=env,
-                                  stdout=subprocess.DEVNULL, stderr=open(work / "daemon.log", "w"))
+    intrapushd = support.start_daemon(daemon, work / "daemon.conf", support.daemon_environment(os.environ.get("HOME", "/"), os.environ),
+                                      stderr=open(work / "daemon.log", "w"))
     try:
         primary.events.wait(lambda log: len(log.of("ack")) >= 40, 30, "the primary's first acknowledgements")
         servers["primary"][1].kill()

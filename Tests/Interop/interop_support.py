@@ -4,10 +4,14 @@ import os
 import shutil
 import socket
 import subprocess
+import sys
 import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir, "support"))
+from intrapush_test_support import daemon_environment, free_port, start_daemon, stop, wait_for  # noqa: E402,F401
 
 HERE = Path(__file__).resolve().parent
 SERVERS = HERE / "servers"
@@ -86,12 +90,6 @@ STACKS = {
 }
 
 
-def free_port():
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
-
-
 def wait_for_port(port, process, timeout=30):
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
@@ -103,17 +101,6 @@ def wait_for_port(port, process, timeout=30):
         except OSError:
             time.sleep(0.05)  # a port has no notification to await
     raise RuntimeError(f"not listening on {port} after {timeout} s")
-
-
-def stop(process, timeout=10):
-    if process.poll() is None:
-        process.terminate()
-        try:
-            process.wait(timeout)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
-    return process.returncode
 
 
 class EventLog:

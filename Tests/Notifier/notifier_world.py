@@ -9,32 +9,18 @@ import signal
 import socket
 import sqlite3
 import subprocess
+import sys
 import time
 import urllib.request
 
 import dbus
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir, "support"))
+from intrapush_test_support import free_port, wait_for  # noqa: E402,F401
+
 IFACE = "org.freedesktop.Notifications"
 PATH = "/org/freedesktop/Notifications"
 RECEIPT = '{"type":"read","message_id":"{message_id}"}'
-
-
-def free_port():
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
-
-
-def wait_for(what, condition, timeout=10.0):
-    """Polls `condition` until it is truthy; fails naming `what` after `timeout` seconds."""
-    deadline = time.monotonic() + timeout
-    while True:
-        value = condition()
-        if value:
-            return value
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out waiting for {what}")
-        time.sleep(0.01)
 
 
 def expect(condition, message):
