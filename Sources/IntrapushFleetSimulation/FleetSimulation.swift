@@ -29,24 +29,32 @@ package struct FleetSimulation: Sendable {
         let closed: DisconnectReason = retryAfter.map { .serverAskedToWait($0, origin: "close 1012") } ?? .closedByServer(code: 1001)
         for host in 0..<hosts {
             var machine = SessionStateMachine(backoff: backoff, random: SplitMix64(seed: seed &+ UInt64(host) &* 0x9E37_79B9_7F4A_7C15))
-            _ = machine.started()
-            _ = machine.connectionEstablished(at: origin - .seconds(3600))
+            var id = Self.dialled(machine.started())
+            _ = machine.connectionEstablished(id, at: origin - .seconds(3600))
             var now = Duration.zero
-            var actions = machine.connectionLost(closed, at: origin)
+            var actions = machine.connectionLost(id, closed, at: origin)
             while true {
                 guard actions.count == 1, case .scheduleReconnect(let delay, _, _)? = actions.first else {
                     preconditionFailure("the machine did not schedule a reconnect: \(actions)")
                 }
                 now += delay
-                precondition(machine.reconnectDelayElapsed() == [.connect], "a reconnect timer must dial")
+                id = Self.dialled(machine.reconnectDelayElapsed())
                 if now >= downtime {
                     arrivals.append(now - downtime)
                     break
                 }
-                actions = machine.connectionFailed(.unreachable("connection refused"), at: origin + now)
+                actions = machine.connectionFailed(id, .unreachable("connection refused"), at: origin + now)
             }
         }
         return arrivals.sorted()
+    }
+
+    /// The id of the one dial `actions` start; the machine must dial here.
+    static func dialled(_ actions: [SessionStateMachine<SplitMix64>.Action]) -> ConnectionID {
+        guard actions.count == 1, case .connect(let id, _)? = actions.first else {
+            preconditionFailure("the machine did not dial: \(actions)")
+        }
+        return id
     }
 
     /// A host not at the second server after this much simulated time never gets there: it is
@@ -63,22 +71,22 @@ package struct FleetSimulation: Sendable {
             var machine = SessionStateMachine(
                 backoff: backoff, random: SplitMix64(seed: seed &+ UInt64(host) &* 0x9E37_79B9_7F4A_7C15), serverCount: 2,
                 failbackInterval: nil)
-            _ = machine.started()
-            _ = machine.connectionEstablished(at: origin - .seconds(3600))
+            var id = Self.dialled(machine.started())
+            _ = machine.connectionEstablished(id, at: origin - .seconds(3600))
             var now = Duration.zero
-            var actions = machine.connectionLost(.closedByServer(code: nil), at: origin)
+            var actions = machine.connectionLost(id, .closedByServer(code: nil), at: origin)
             while true {
                 guard actions.count == 1, case .scheduleReconnect(let delay, _, _)? = actions.first else {
                     preconditionFailure("the machine did not schedule a reconnect: \(actions)")
                 }
                 now += delay
-                precondition(machine.reconnectDelayElapsed() == [.connect], "a reconnect timer must dial")
+                id = Self.dialled(machine.reconnectDelayElapsed())
                 if machine.currentServer == 1 {
                     arrivals.append(now)
                     break
                 }
                 if now > Self.failoverHorizon { break }
-                actions = machine.connectionFailed(.unreachable("connection refused"), at: origin + now)
+                actions = machine.connectionFailed(id, .unreachable("connection refused"), at: origin + now)
             }
         }
         return arrivals.sorted()

@@ -11,77 +11,65 @@ extension SessionLoop {
 
     private mutating func perform(_ action: SessionStateMachine<SystemRandomNumberGenerator>.Action, tasks: inout DiscardingTaskGroup) {
         switch action {
-        case .connect:
-            dial(tasks: &tasks)
+        case .connect(let id, let server):
+            dial(id, toServer: server, tasks: &tasks)
+        case .useConnection:
+            waitTimer?.cancel()
+            connectionOpened()
         case .scheduleReconnect(let delay, let attempt, let reason):
             scheduleReconnect(after: delay, attempt: attempt, reason: reason, tasks: &tasks)
-        case .closeConnection(let reason):
+        case .closeConnection(let id, let reason):
             // The handler drains pending commits, acknowledges them, then sends close 1000.
             // A channel that closed meanwhile needs nothing: its handler reports the close (from
             // handlerRemoved when channelInactive came before the handler did).
-            channel?.pipeline.fireUserInboundEventTriggered(CloseRequested(reason: reason))
-        case .cancelConnectAttempt:
-            dialCancellation?.cancel()
+            channels[id]?.pipeline.fireUserInboundEventTriggered(CloseRequested(reason: reason))
+        case .cancelConnectAttempt(let id):
+            dials[id]?.cancel()
+        case .discard(let id):
+            dials.removeValue(forKey: id)?.cancel()
+            channels.removeValue(forKey: id)?.close(promise: nil)
         case .waitForNetwork(let attempt, let lastFailure):
             waitForNetwork(attempt: attempt, lastFailure: lastFailure, tasks: &tasks)
-        case .verifyConnection:
-            channel?.pipeline.fireUserInboundEventTriggered(VerifyRequested(reason: "the network changed"))
+        case .verifyConnection(let id):
+            channels[id]?.pipeline.fireUserInboundEventTriggered(VerifyRequested(reason: "the network changed"))
         case .stop:
             isFinished = true
         case .scheduleFailback(let delay):
             scheduleFailback(after: delay, tasks: &tasks)
-        case .probePrimary:
-            probePrimary(tasks: &tasks)
-        case .switchToPrimary:
-            switchToPrimary()
-        case .abandonProbe:
-            abandonProbe()
+        case .probePrimary(let id):
+            probePrimary(id, tasks: &tasks)
+        case .switchToPrimary(let fallback, let primary):
+            switchToPrimary(from: fallback, to: primary)
         }
     }
 
-    private mutating func dial(tasks: inout DiscardingTaskGroup) {
-        generation += 1
+    private mutating func dial(_ id: ConnectionID, toServer server: Int, tasks: inout DiscardingTaskGroup) {
         waitTimer?.cancel()  // dialling now, whatever the backoff said
-        promotedProbe = nil
-        let dialGeneration = generation
-        let configuration = self.configuration
         let endpoint = currentEndpoint
-        let cancellation = DialCancellation()
-        dialCancellation = cancellation
-        setStatus(StatusLine.connecting(to: configuration, server: machine.currentServer))
+        setStatus(StatusLine.connecting(to: configuration, server: server))
         logger.debug("connecting to \(endpoint.redactedURL)")
         persist { $0.nextAttemptAt = nil }
-
-        startDial(
-            toServer: machine.currentServer, cancellation: cancellation,
-            events: { .connection($0, generation: dialGeneration) },
-            succeeded: { .dialSucceeded($0, generation: dialGeneration) },
-            failed: { .dialFailed($0, generation: dialGeneration) },
-            tasks: &tasks)
+        startDial(id, toServer: server, tasks: &tasks)
     }
 
     /// Dials server `index` with a push handler of its own; its events, its success and its
-    /// failure reach the loop as the events the three closures make.
-    mutating func startDial(
-        toServer index: Int, cancellation: DialCancellation,
-        events: @escaping @Sendable (ConnectionEvent) -> SessionService.Event,
-        succeeded: @escaping @Sendable (any Channel) -> SessionService.Event,
-        failed: @escaping @Sendable (DisconnectReason) -> SessionService.Event,
-        tasks: inout DiscardingTaskGroup
-    ) {
+    /// failure reach the loop under `id`.
+    mutating func startDial(_ id: ConnectionID, toServer index: Int, tasks: inout DiscardingTaskGroup) {
+        let cancellation = DialCancellation()
+        dials[id] = cancellation
         let service = self.service
         let dialer: WebSocketDialer
         do {
             dialer = try self.dialer(forServer: index)
         } catch {
             // Building the TLS context failed: a bad ca_file, say. Retried with backoff like any failure.
-            service.send(failed(.unreachable("TLS setup: \(error)")))
+            service.send(.dialFailed(.unreachable("TLS setup: \(error)"), id))
             return
         }
         let factory = PushConnectionHandlerFactory(
             settings: dialer.settings,
             committer: service.storeWorker,
-            events: ConnectionEventSink { event in service.send(events(event)) },
+            events: ConnectionEventSink { event in service.send(.connection(event, id)) },
             hook: hooks.current,
             outbox: service.outbox,
             metrics: service.metrics?.metrics,
@@ -90,9 +78,9 @@ extension SessionLoop {
         tasks.addTask {
             do throws(DialFailure) {
                 let channel = try await dialer.dial(cancellation: cancellation, session: factory)
-                service.send(succeeded(channel))
+                service.send(.dialSucceeded(channel, id))
             } catch {
-                service.send(failed(error.reason))
+                service.send(.dialFailed(error.reason, id))
             }
         }
     }
@@ -109,7 +97,6 @@ extension SessionLoop {
     private mutating func scheduleReconnect(
         after delay: Duration, attempt: Int, reason: DisconnectReason, tasks: inout DiscardingTaskGroup
     ) {
-        generation += 1  // the failed or lost dial's late events are void from here
         let retryAt = WallClock.nowMilliseconds() &+ delay.milliseconds
         let next = configuration.hosts.count > 1 ? " to \(currentEndpoint.redactedURL)" : ""
         setStatus(StatusLine.reconnecting(in: delay, attempt: attempt, reason: reason) + next)
@@ -132,7 +119,6 @@ extension SessionLoop {
     /// No route to the server: no dial until the network monitor reports one (or the periodic
     /// look finds one). Renewed every `reconnect_max`, which keeps the live state fresh.
     private mutating func waitForNetwork(attempt: Int, lastFailure: DisconnectReason?, tasks: inout DiscardingTaskGroup) {
-        generation += 1
         let text = StatusLine.waitingForNetwork(to: configuration)
         if text != status { logger.notice("no route to \(configuration.host): waiting for network") }
         setStatus(text)
@@ -174,7 +160,6 @@ extension SessionLoop {
         service.logLevel.level = new.logLevel.loggerLevel
         if requiresReconnect {
             dialers = [:]  // a new ca_file or host needs new ones
-            abandonProbe()
         }
         configuration = new
         reloadedHookAndRetention(new, tasks: &tasks)

@@ -28,64 +28,22 @@ extension SessionLoop {
         failbackTimer = schedule(.failback, after: delay, tasks: &tasks)
     }
 
-    /// Dials the primary beside the open connection. Its pushes are stored and acknowledged as
-    /// soon as it is up (a push both servers send is stored once, acknowledged to each).
-    mutating func probePrimary(tasks: inout DiscardingTaskGroup) {
-        probeCounter += 1
-        let id = probeCounter
-        let cancellation = DialCancellation()
-        probe = (id, cancellation, nil)
+    /// Dials the primary beside the open connection, as `id`. Its pushes are stored and
+    /// acknowledged as soon as it is up (a push both servers send is stored once, acknowledged
+    /// to each).
+    mutating func probePrimary(_ id: ConnectionID, tasks: inout DiscardingTaskGroup) {
         logger.info("trying the primary \(configuration.endpoint.redactedURL) again")
-        startDial(
-            toServer: 0, cancellation: cancellation,
-            events: { .probeConnection($0, probe: id) },
-            succeeded: { .probeSucceeded($0, probe: id) },
-            failed: { .probeFailed($0, probe: id) },
-            tasks: &tasks)
+        startDial(id, toServer: 0, tasks: &tasks)
     }
 
-    /// The primary's dial is up: the machine decides whether it becomes the connection
-    /// (`switchToPrimary`) or is let go (`abandonProbe`).
-    mutating func probeSucceeded(_ newChannel: any Channel, tasks: inout DiscardingTaskGroup) {
-        probe?.channel = newChannel
-        attachCurrentHook(to: newChannel)
-        perform(machine.primaryProbeSucceeded(at: .now), tasks: &tasks)
-    }
-
-    /// The probe's channel becomes the connection; the fallback's is drained and closed.
-    mutating func switchToPrimary() {
-        guard let (id, _, newChannel) = probe, let newChannel else { return }
-        // The old connection's events go on arriving under its generation: its acknowledgements
-        // still count, its close starts nothing. A reconnect timer of a lost fallback is void.
-        let old = channel
-        drainingGeneration = old == nil ? nil : generation
-        generation += 1
-        waitTimer?.cancel()
-        promotedProbe = id
-        probe = nil
-        channel = newChannel
-        // The handler commits what it received, acknowledges it, then closes with 1000.
-        old?.pipeline.fireUserInboundEventTriggered(CloseRequested(reason: .returnedToPrimary))
-        connectionOpened()
-    }
-
-    /// The probe is no longer wanted: its dial is cancelled, or its channel closed.
-    mutating func abandonProbe() {
-        probe?.cancellation.cancel()
-        probe?.channel?.close(promise: nil)
-        probe = nil
-    }
-
-    /// An event of the fallback's connection after the switch.
-    mutating func drained(_ event: ConnectionEvent) {
-        switch event {
-        case .batchAcknowledged(let count):
-            service.storeWorker.amendLiveState { $0.ackedTotal += Int64(count) }
-        case .closed(let reason):
-            drainingGeneration = nil
-            logger.info("closed the connection to the fallback: \(reason)")
-        case .heartbeatSent:
-            break
+    /// The primary's connection is the session's now; the fallback's, when still open, commits
+    /// what it received, acknowledges it, then closes with 1000 (its events keep coming under
+    /// its id: its acknowledgements still count, its close starts nothing).
+    mutating func switchToPrimary(from fallback: ConnectionID?, to primary: ConnectionID) {
+        waitTimer?.cancel()  // a reconnect timer of a lost fallback is void
+        if let fallback {
+            channels[fallback]?.pipeline.fireUserInboundEventTriggered(CloseRequested(reason: .returnedToPrimary))
         }
+        connectionOpened()
     }
 }

@@ -20,7 +20,7 @@ extension SessionLoop {
         logger.debug("network changed (\(change)); route to \(configuration.host): \(available ? "yes" : "no")")
         let wasWaiting = machine.isWaitingToDial
         let action = machine.routeChecked(available: available, after: change)
-        if wasWaiting, action.contains(.connect) {
+        if wasWaiting, action.contains(where: { if case .connect = $0 { true } else { false } }) {
             logger.info("network changed (\(change)): connecting now")
         }
         perform(action, tasks: &tasks)

@@ -4,24 +4,19 @@ import IntrapushSupport
 import Logging
 import NIOCore
 
-/// The mutable side of `SessionService`: the state machine, the open channel and the counters.
+/// The mutable side of `SessionService`: the state machine, the channels and dials it names,
+/// the timers.
 /// Lives inside the service's single loop, so it needs no lock.
 struct SessionLoop {
     let service: SessionService
     var configuration: Configuration
     var machine: SessionStateMachine<SystemRandomNumberGenerator>
-    var generation = 0
-    var channel: (any Channel)?
-    var dialCancellation: DialCancellation?
+    /// The channels of open connections, and the dials under way, by the machine's ids: the
+    /// session's, the primary's probe beside it, a fallback being drained.
+    var channels: [ConnectionID: any Channel] = [:]
+    var dials: [ConnectionID: DialCancellation] = [:]
     /// One dialer per server (each its own TLS name), built on first use.
     var dialers: [Int: WebSocketDialer] = [:]
-    /// The primary's dial beside a fallback's connection, while it runs.
-    var probe: (id: Int, cancellation: DialCancellation, channel: (any Channel)?)?
-    var probeCounter = 0
-    /// The connection began as a probe: its events come as `probeConnection` with this number.
-    var promotedProbe: Int?
-    /// The fallback's connection being drained and closed after the switch to the primary.
-    var drainingGeneration: Int?
     /// The disconnected session's one timer: the backoff's, or the next look for a route.
     var waitTimer: SessionTimer?
     var failbackTimer: SessionTimer?
@@ -59,43 +54,30 @@ struct SessionLoop {
         perform(machine.started(), tasks: &tasks)
     }
 
+    /// The session's open connection (closing included).
+    var channel: (any Channel)? { machine.openConnectionID.flatMap { channels[$0] } }
+
     mutating func handle(_ event: SessionService.Event, tasks: inout DiscardingTaskGroup) {
         switch event {
-        case .dialSucceeded(let channel, let dial) where dial == generation:
-            self.channel = channel
-            dialCancellation = nil
+        case .dialSucceeded(let channel, let id):
+            dials[id] = nil
+            channels[id] = channel
             attachCurrentHook(to: channel)
-            let action = machine.connectionEstablished(at: .now)
-            connectionOpened()
-            perform(action, tasks: &tasks)
-        case .dialSucceeded(let channel, _):
-            channel.close(promise: nil)  // a superseded dial: not ours any more
-        case .dialFailed(let reason, let dial) where dial == generation:
-            dialCancellation = nil
-            logger.warning("cannot connect to \(currentEndpoint.redactedURL): \(reason)")
-            let action = machine.connectionFailed(reason, at: .now)
-            if action.contains(where: \.reconnects) { service.metrics?.metrics.reconnectNeeded(because: reason) }
-            perform(action, tasks: &tasks)
-        case .connection(let connectionEvent, let connection) where connection == generation && promotedProbe == nil:
-            handle(connectionEvent, tasks: &tasks)
-        case .probeConnection(let connectionEvent, let probe) where probe == promotedProbe:
-            handle(connectionEvent, tasks: &tasks)
-        case .connection(let connectionEvent, let connection) where connection == drainingGeneration:
-            drained(connectionEvent)
-        case .probeConnection(let connectionEvent, let probe) where probe == self.probe?.id:
-            if case .batchAcknowledged(let count) = connectionEvent {
-                service.storeWorker.amendLiveState { $0.ackedTotal += Int64(count) }
+            perform(machine.connectionEstablished(id, at: .now), tasks: &tasks)
+        case .dialFailed(let reason, let id):
+            dials[id] = nil
+            if id == machine.probeID {
+                logger.notice("the primary \(configuration.endpoint.redactedURL) is still unreachable: \(reason)")
+            } else if id == machine.connectionID {
+                logger.warning("cannot connect to \(currentEndpoint.redactedURL): \(reason)")
             }
-        case .probeSucceeded(let channel, let probe) where probe == self.probe?.id:
-            probeSucceeded(channel, tasks: &tasks)
-        case .probeSucceeded(let channel, _):
-            channel.close(promise: nil)  // an abandoned probe
-        case .probeFailed(let reason, let probe) where probe == self.probe?.id:
-            self.probe = nil
-            logger.notice("the primary \(configuration.endpoint.redactedURL) is still unreachable: \(reason)")
-            perform(machine.primaryProbeFailed(reason, at: .now), tasks: &tasks)
+            let actions = machine.connectionFailed(id, reason, at: .now)
+            if actions.contains(where: \.reconnects) { service.metrics?.metrics.reconnectNeeded(because: reason) }
+            perform(actions, tasks: &tasks)
             let since = primaryUnreachableSinceMilliseconds
             persist(writing: false) { $0.primaryUnreachableSince = since }
+        case .connection(let connectionEvent, let id):
+            handle(connectionEvent, of: id, tasks: &tasks)
         case .timerFired(let timer) where !timer.isCancelled:
             timerFired(timer.due, tasks: &tasks)
         case .networkChanged(let change):
@@ -104,12 +86,11 @@ struct SessionLoop {
             service.notifier.stopping()
             logger.info("stopping")
             setStatus("stopping")
-            abandonProbe()
             perform(machine.shutdownRequested(), tasks: &tasks)
         case .reloadRequested:
             reload(tasks: &tasks)
-        default:
-            break  // an event of a superseded connection, or of a cancelled timer
+        case .timerFired:
+            break  // cancelled before it came
         }
     }
 
@@ -129,21 +110,28 @@ struct SessionLoop {
         }
     }
 
-    private mutating func handle(_ event: ConnectionEvent, tasks: inout DiscardingTaskGroup) {
+    /// An event of connection `id`: the session's, the primary's probe, or a fallback drained
+    /// after the switch. Acknowledgements count whichever connection made them.
+    private mutating func handle(_ event: ConnectionEvent, of id: ConnectionID, tasks: inout DiscardingTaskGroup) {
         switch event {
         case .heartbeatSent(let at):
+            guard id == machine.openConnectionID else { return }
             // In memory only: `intrapush status` asks the daemon, so a heartbeat writes nothing.
             persist(writing: false) { $0.lastHeartbeatAt = at }
             service.storeWorker.releaseMemoryIfUsed()
         case .batchAcknowledged(let count):
             service.storeWorker.amendLiveState { $0.ackedTotal += Int64(count) }
-            countsChanged(tasks: &tasks)
+            if id == machine.openConnectionID { countsChanged(tasks: &tasks) }
         case .closed(let reason):
-            channel = nil
-            logger.notice("disconnected from \(currentEndpoint.redactedURL): \(reason)")
-            let action = machine.connectionLost(reason, at: .now)
-            if action.contains(where: \.reconnects) { service.metrics?.metrics.reconnectNeeded(because: reason) }
-            perform(action, tasks: &tasks)
+            channels[id] = nil
+            if id == machine.connectionID {
+                logger.notice("disconnected from \(currentEndpoint.redactedURL): \(reason)")
+            } else if id != machine.probeID {
+                logger.info("closed the connection to the fallback: \(reason)")
+            }
+            let actions = machine.connectionLost(id, reason, at: .now)
+            if actions.contains(where: \.reconnects) { service.metrics?.metrics.reconnectNeeded(because: reason) }
+            perform(actions, tasks: &tasks)
         }
     }
 

@@ -8,22 +8,18 @@ import ServiceLifecycle
 /// closes with 1000 on graceful shutdown. All decisions come from `SessionStateMachine`; this
 /// service performs them, one event at a time, from a single loop.
 final class SessionService: Service, Sendable {
-    /// Everything the loop reacts to; `generation` discards events of a superseded dial.
+    /// Everything the loop reacts to. A dial's and its connection's events carry the id the
+    /// session machine gave the dial; what each means is the machine's to say.
     enum Event: Sendable {
-        case dialSucceeded(any Channel, generation: Int)
-        case dialFailed(DisconnectReason, generation: Int)
-        case connection(ConnectionEvent, generation: Int)
+        case dialSucceeded(any Channel, ConnectionID)
+        case dialFailed(DisconnectReason, ConnectionID)
+        case connection(ConnectionEvent, ConnectionID)
         /// The netlink monitor saw the network change (sent from the monitor's thread).
         case networkChanged(NetworkChange)
         case shutdownRequested
         case reloadRequested
         /// A timer of the loop ran out (`SessionTimer`); void when it was cancelled.
         case timerFired(SessionTimer)
-        /// The dial to the primary beside a fallback's connection (`probe` numbers them).
-        case probeSucceeded(any Channel, probe: Int)
-        case probeFailed(DisconnectReason, probe: Int)
-        /// An event of a connection that began as a probe.
-        case probeConnection(ConnectionEvent, probe: Int)
     }
 
     let group: any EventLoopGroup

@@ -4,8 +4,8 @@ extension SessionStateMachine.Action {
     package var reconnects: Bool {
         switch self {
         case .connect, .scheduleReconnect, .waitForNetwork: true
-        case .closeConnection, .cancelConnectAttempt, .verifyConnection, .stop, .scheduleFailback, .probePrimary,
-            .switchToPrimary, .abandonProbe:
+        case .useConnection, .closeConnection, .cancelConnectAttempt, .discard, .verifyConnection, .stop, .scheduleFailback,
+            .probePrimary, .switchToPrimary:
             false
         }
     }

@@ -4,85 +4,99 @@
 /// returns to zero only once a connection stayed open for `reconnect_max`. A handshake answered
 /// with 401/403 is retried at the `reconnect_max` pace, never faster. After a close of its own
 /// (shutdown) it never reconnects. Pure: every event carries its instant, jitter comes from
-/// the injected generator, and the caller performs the returned action.
+/// the injected generator, and the caller performs the returned actions, in order.
 ///
-/// Network awareness: while the shell reports no usable route to the server
-/// (`networkBecameUnavailable()`), the machine does not dial; it waits in `waitingForNetwork`
-/// instead of burning attempts that cannot succeed. A route appearing (`networkBecameAvailable()`)
-/// makes a disconnected session dial at once, skipping whatever backoff remains; the failure
-/// count is kept, so a server that is still down is retried at the pace it had reached. A change
-/// while connected asks for the connection to be verified with a ping rather than trusted until
-/// the dead-peer timeout. A shell without a network monitor never reports unavailability, and
-/// the machine is then the plain backoff described above.
+/// Every dial gets a `ConnectionID` from the machine, and every action about a dial or a
+/// connection names it; the shell reports each dial's and connection's events under that id,
+/// and the machine alone decides what an event of an id it no longer waits for means (a late
+/// success is discarded, a late end changes nothing).
 ///
-/// More than one server (`host` a list): each attempt that fails, and each connection lost, sends
-/// the next attempt to the next server in order (`currentServer`), after the same jittered
-/// backoff. A server's retry hint or its refusal of the token holds back that server only: the
-/// next one is tried meanwhile. Connected to another than the first (the primary), the machine
-/// tries the primary every `failbackInterval` beside the open connection, and switches to it
-/// once it is up (`switchToPrimary`: the shell drains and closes the old one with 1000).
+/// Network awareness: while the shell reports no usable route to the server, the machine does
+/// not dial; it waits in `waitingForNetwork` instead of burning attempts that cannot succeed. A
+/// route appearing makes a disconnected session dial at once, skipping whatever backoff remains;
+/// the failure count is kept. A change while connected asks for the connection to be verified.
+///
+/// More than one server (`host` a list): which one is `ServerRotation`'s. Connected to another
+/// than the first (the primary), the machine tries the primary every `failbackInterval` beside
+/// the open connection (`Failback.probing`), and switches to it once it is up: the shell drains
+/// and closes the old one with 1000.
 package struct SessionStateMachine<Random: RandomNumberGenerator>: Sendable where Random: Sendable {
     package typealias Instant = ContinuousClock.Instant
 
     package enum Action: Sendable, Equatable {
-        /// Dial the server now.
-        case connect
+        /// Dial `server` now; report the dial's events as `id`.
+        case connect(ConnectionID, server: Int)
+        /// The connection `id` is the session's: say so (status, live state).
+        case useConnection(ConnectionID)
         /// Wait `delay`, then report `reconnectDelayElapsed`; `attempt` counts consecutive failures,
         /// `reason` is why the last one failed (for the status line and the log).
         case scheduleReconnect(after: Duration, attempt: Int, reason: DisconnectReason)
-        /// Close the open connection with code 1000: `.shuttingDown`, or `.reconfigured` to apply
-        /// new settings (reload).
-        case closeConnection(reason: DisconnectReason)
-        /// Abandon the attempt in progress.
-        case cancelConnectAttempt
+        /// Close connection `id` with code 1000 once what it received is committed and
+        /// acknowledged: `.shuttingDown`, or `.reconfigured` to apply new settings (reload).
+        case closeConnection(ConnectionID, reason: DisconnectReason)
+        /// Abandon the dial `id`.
+        case cancelConnectAttempt(ConnectionID)
+        /// A dial nobody waits for any more opened (or is still under way): close or cancel it,
+        /// without a word to the server.
+        case discard(ConnectionID)
         /// No route to the server: do not dial; say "waiting for network" until the route comes
         /// back, and look again after a while (`networkRecheckDue`). `attempt` is the failure
         /// count kept meanwhile (0 when nothing failed yet), `lastFailure` the last failure's reason.
         case waitForNetwork(attempt: Int, lastFailure: DisconnectReason?)
-        /// The network changed under the open connection: ping now and drop the connection when
-        /// nothing comes back within a few seconds.
-        case verifyConnection
+        /// The network changed under connection `id`: ping now and drop it when nothing comes
+        /// back within a few seconds.
+        case verifyConnection(ConnectionID)
         /// Leave the run loop: shutdown is complete.
         case stop
         /// Connected to a fallback: try the primary after `delay` (`failbackDue()`).
         case scheduleFailback(after: Duration)
-        /// Dial the primary beside the open connection; report `primaryProbeSucceeded` or
-        /// `primaryProbeFailed`.
-        case probePrimary
-        /// The primary is up: it becomes the connection; what the old one received is committed and
-        /// acknowledged, then it is closed with 1000.
-        case switchToPrimary
-        /// A probe that is no longer wanted (shutdown, reload): close or cancel it.
-        case abandonProbe
+        /// Dial the primary beside the open connection, as `id`.
+        case probePrimary(ConnectionID)
+        /// The primary's dial `to` is up: it is the connection now; `from`, the fallback's (if it
+        /// is still open), commits and acknowledges what it received, then closes with 1000.
+        case switchToPrimary(from: ConnectionID?, to: ConnectionID)
     }
-
 
     package enum State: Sendable, Equatable {
         case idle
-        case connecting
-        case connected(since: Instant)
-        case waiting(attempt: Int)
+        /// Dialling the rotation's current server.
+        case connecting(ConnectionID)
+        case connected(ConnectionID, since: Instant, failback: Failback)
+        /// Waiting out the backoff; `probe`: the primary's dial of a fallback lost meanwhile, still
+        /// under way (it becomes the connection if it opens first).
+        case waiting(attempt: Int, probe: ConnectionID?)
         /// No route to the server: not dialling until one appears.
-        case waitingForNetwork(attempt: Int)
-        /// Closing a connection of our own; `thenReconnect` when it is a reload, not a shutdown.
-        case closing(thenReconnect: Bool)
+        case waitingForNetwork(attempt: Int, probe: ConnectionID?)
+        /// Closing a connection of our own (`isOpen`), or abandoning our own dial; `thenReconnect`
+        /// when it is a reload, not a shutdown.
+        case closing(ConnectionID, isOpen: Bool, thenReconnect: Bool)
         case stopped
     }
 
-    package private(set) var state: State = .idle
+    /// On a fallback, returning to the primary.
+    package enum Failback: Sendable, Equatable {
+        /// On the primary, or no `failback_interval`: nothing to try.
+        case none
+        /// The primary is tried when `failbackDue()` comes.
+        case scheduled
+        /// The primary's dial runs beside the open connection.
+        case probing(ConnectionID)
+    }
+
+    package internal(set) var state: State = .idle
     /// Consecutive failed attempts (connections that did not stay up `reconnect_max` count too).
-    package private(set) var consecutiveFailures = 0
-    package private(set) var lastFailure: DisconnectReason?
+    package internal(set) var consecutiveFailures = 0
+    package internal(set) var lastFailure: DisconnectReason?
     /// Whether the shell last reported a usable route to the server; `true` until told otherwise.
-    package private(set) var isNetworkAvailable = true
-    package private(set) var backoff: Backoff
-    private var random: Random
+    package internal(set) var isNetworkAvailable = true
+    package internal(set) var backoff: Backoff
+    var random: Random
     /// Which server, and when each may be dialled again.
-    package private(set) var rotation: ServerRotation
+    package internal(set) var rotation: ServerRotation
     /// While on a fallback, how often the primary is tried; `nil`: never.
-    package private(set) var failbackInterval: Duration?
-    /// A dial to the primary runs beside the connection to a fallback.
-    package private(set) var isProbingPrimary = false
+    package internal(set) var failbackInterval: Duration?
+    /// The last id handed out.
+    private var lastID = 0
 
     package init(backoff: Backoff, random: Random, serverCount: Int = 1, failbackInterval: Duration? = nil) {
         self.backoff = backoff
@@ -98,116 +112,59 @@ package struct SessionStateMachine<Random: RandomNumberGenerator>: Sendable wher
     package var isOnFallback: Bool { rotation.isOnFallback }
     package var primaryUnreachableSince: Instant? { rotation.primaryUnreachableSince }
 
+    /// The session's connection while it is open (closing included), or its dial while one runs.
+    package var connectionID: ConnectionID? {
+        switch state {
+        case .connecting(let id), .connected(let id, _, _), .closing(let id, _, _): id
+        case .idle, .waiting, .waitingForNetwork, .stopped: nil
+        }
+    }
+
+    /// The session's open connection (closing included).
+    package var openConnectionID: ConnectionID? {
+        switch state {
+        case .connected(let id, _, _), .closing(let id, isOpen: true, _): id
+        default: nil
+        }
+    }
+
+    /// The primary's dial beside a fallback, while it runs.
+    package var probeID: ConnectionID? {
+        switch state {
+        case .connected(_, _, .probing(let id)), .waiting(_, let id?), .waitingForNetwork(_, let id?): id
+        default: nil
+        }
+    }
+
     package mutating func started() -> [Action] {
         guard state == .idle else { return [] }
-        guard isNetworkAvailable else { return holdForNetwork() }
-        state = .connecting
-        return [.connect]
-    }
-
-    package mutating func connectionEstablished(at now: Instant) -> [Action] {
-        switch state {
-        case .connecting:
-            state = .connected(since: now)
-            rotation.connected()
-            guard rotation.isOnFallback else { return [] }
-            return failbackInterval.map { [.scheduleFailback(after: $0)] } ?? []
-        case .closing(let thenReconnect):
-            // Shutdown or reload arrived while dialling: close what just opened.
-            return [.closeConnection(reason: thenReconnect ? .reconfigured : .shuttingDown)]
-        default:
-            return []
-        }
-    }
-
-    /// A dial ended before the connection opened.
-    package mutating func connectionFailed(_ reason: DisconnectReason, at now: Instant) -> [Action] {
-        switch state {
-        case .connecting:
-            return scheduleRetry(after: reason, at: now)
-        case .closing(let thenReconnect):
-            return finishClosing(thenReconnect: thenReconnect)
-        default:
-            return []
-        }
-    }
-
-    /// An open connection ended (any cause, including a close we asked for).
-    package mutating func connectionLost(_ reason: DisconnectReason, at now: Instant) -> [Action] {
-        switch state {
-        case .connected(let since):
-            if now - since >= backoff.maximum { consecutiveFailures = 0 }
-            return scheduleRetry(after: reason, at: now)
-        case .connecting:
-            // The connection's end overtook the dial's success (they travel separately: a push
-            // that could not be stored right after the open, say). A failed attempt, then; the
-            // success that follows belongs to a superseded dial.
-            return scheduleRetry(after: reason, at: now)
-        case .closing(let thenReconnect):
-            return finishClosing(thenReconnect: thenReconnect)
-        default:
-            return []
-        }
+        guard isNetworkAvailable else { return holdForNetwork(probe: nil) }
+        return dial()
     }
 
     package mutating func reconnectDelayElapsed() -> [Action] {
-        guard case .waiting = state else { return [] }
-        guard isNetworkAvailable else { return holdForNetwork() }
-        state = .connecting
-        return [.connect]
-    }
-
-    /// The failback timer ran out: try the primary beside the open connection.
-    package mutating func failbackDue() -> [Action] {
-        guard case .connected = state, rotation.isOnFallback, !isProbingPrimary, failbackInterval != nil else { return [] }
-        isProbingPrimary = true
-        return [.probePrimary]
-    }
-
-    /// The primary answered the probe: it becomes the connection.
-    package mutating func primaryProbeSucceeded(at now: Instant) -> [Action] {
-        guard isProbingPrimary else { return [.abandonProbe] }
-        isProbingPrimary = false
-        switch state {
-        case .connected, .waiting, .waitingForNetwork:
-            // Also when the fallback was lost meanwhile: the primary is up, take it.
-            state = .connected(since: now)
-            rotation.returnedToPrimary()
-            return [.switchToPrimary]
-        case .idle, .connecting, .closing, .stopped:
-            return [.abandonProbe]
-        }
-    }
-
-    /// The primary is still unreachable: stay, and try again after `failbackInterval` (or later,
-    /// when it asked for a longer wait).
-    package mutating func primaryProbeFailed(_ reason: DisconnectReason, at now: Instant) -> [Action] {
-        guard isProbingPrimary else { return [] }
-        isProbingPrimary = false
-        rotation.primaryFailed(at: now)
-        guard case .connected = state, rotation.isOnFallback, let interval = failbackInterval else { return [] }
-        if let hint = reason.retryAfter {
-            return [.scheduleFailback(after: max(interval, backoff.delay(afterHint: hint, attempt: 1, using: &random)))]
-        }
-        return [.scheduleFailback(after: interval)]
+        guard case .waiting(_, let probe) = state else { return [] }
+        guard isNetworkAvailable else { return holdForNetwork(probe: probe) }
+        // A probe still under way is let go: the session dials where the rotation says.
+        return (probe.map { [.discard($0)] } ?? []) + dial()
     }
 
     /// SIGTERM/SIGINT: close with 1000 and never reconnect.
     package mutating func shutdownRequested() -> [Action] {
-        isProbingPrimary = false
+        let abandoned = probeID.map { [Action.discard($0)] } ?? []
         switch state {
-        case .connected:
-            state = .closing(thenReconnect: false)
-            return [.closeConnection(reason: .shuttingDown)]
-        case .connecting:
-            state = .closing(thenReconnect: false)
-            return [.cancelConnectAttempt]
-        case .closing:
-            state = .closing(thenReconnect: false)
+        case .connected(let id, _, _):
+            state = .closing(id, isOpen: true, thenReconnect: false)
+            return abandoned + [.closeConnection(id, reason: .shuttingDown)]
+        case .connecting(let id):
+            state = .closing(id, isOpen: false, thenReconnect: false)
+            return [.cancelConnectAttempt(id)]
+        case .closing(let id, let isOpen, _):
+            state = .closing(id, isOpen: isOpen, thenReconnect: false)
             return []
         case .idle, .waiting, .waitingForNetwork:
             state = .stopped
-            return [.stop]
+            return abandoned + [.stop]
         case .stopped:
             return []
         }
@@ -224,104 +181,25 @@ package struct SessionStateMachine<Random: RandomNumberGenerator>: Sendable wher
             // Another list of servers always reconnects (the shell compares them): from the primary.
             rotation.restart(serverCount: serverCount)
         }
-        if requiresReconnect { isProbingPrimary = false }
+        let abandoned = requiresReconnect ? probeID.map { [Action.discard($0)] } ?? [] : []
         switch state {
-        case .connected where requiresReconnect:
-            state = .closing(thenReconnect: true)
-            return [.closeConnection(reason: .reconfigured)]
-        case .connecting where requiresReconnect:
-            state = .closing(thenReconnect: true)
-            return [.cancelConnectAttempt]
+        case .connected(let id, _, _) where requiresReconnect:
+            state = .closing(id, isOpen: true, thenReconnect: true)
+            return abandoned + [.closeConnection(id, reason: .reconfigured)]
+        case .connecting(let id) where requiresReconnect:
+            state = .closing(id, isOpen: false, thenReconnect: true)
+            return [.cancelConnectAttempt(id)]
         case .waiting:
             // New settings may be the fix (a new token, say): try them now.
             consecutiveFailures = 0
-            state = .connecting
-            return [.connect]
+            return abandoned + dial()
         case .waitingForNetwork:
             // Still no route: the new settings are tried once one appears, from a clean count.
             consecutiveFailures = 0
-            return holdForNetwork()
+            return abandoned + holdForNetwork(probe: requiresReconnect ? nil : probeID)
         default:
             return []
         }
-    }
-
-    /// A route to the server exists after a link, address or route appeared: a disconnected
-    /// session dials at once, skipping its backoff (the failure count stays); an open connection
-    /// is verified, since the path it took may have changed.
-    package mutating func networkBecameAvailable() -> [Action] {
-        isNetworkAvailable = true
-        switch state {
-        case .waiting, .waitingForNetwork:
-            state = .connecting
-            return [.connect]
-        case .connected:
-            return [.verifyConnection]
-        default:
-            return []
-        }
-    }
-
-    /// No usable route to the server any more: stop dialling until one appears. An open
-    /// connection is verified (it may survive, over a route the check does not see); a dial in
-    /// progress is left to end on its own, and its failure then waits for the network.
-    package mutating func networkBecameUnavailable() -> [Action] {
-        isNetworkAvailable = false
-        switch state {
-        case .waiting:
-            return holdForNetwork()
-        case .connected:
-            return [.verifyConnection]
-        default:
-            return []
-        }
-    }
-
-    /// Something went away (a link, an address, a route) but a route to the server remains:
-    /// an open connection may have lost its path, so it is verified now.
-    package mutating func networkChanged() -> [Action] {
-        guard case .connected = state else { return [] }
-        return [.verifyConnection]
-    }
-
-    /// The network monitor started before `started()`; without a route, `started()` then waits
-    /// for one instead of dialling. Without a monitor this is never called and the network
-    /// counts as available: the machine is then the plain backoff described above.
-    package mutating func networkWatchStarted(routeAvailable: Bool) -> [Action] {
-        assert(state == .idle, "the network watch starts before the session")
-        isNetworkAvailable = routeAvailable
-        return []
-    }
-
-    /// A route check found `available`, after the monitor reported `change` (empty for a check
-    /// made before a dial, after a reload or on a timer):
-    ///
-    /// | before      | route now | change                    | as                           |
-    /// | ----------- | --------- | ------------------------- | ---------------------------- |
-    /// | unavailable | yes       | any                       | `networkBecameAvailable()`   |
-    /// | available   | no        | any                       | `networkBecameUnavailable()` |
-    /// | available   | yes       | something appeared        | `networkBecameAvailable()`   |
-    /// | available   | yes       | only disappearances       | `networkChanged()`           |
-    /// | unavailable | no        | any                       | nothing                      |
-    ///
-    /// A route that appears makes a connected session ping rather than dial, so a flapping
-    /// interface costs at most one dial per time it comes back.
-    mutating func routeChecked(available: Bool, after change: NetworkChange = []) -> [Action] {
-        switch (isNetworkAvailable, available) {
-        case (false, true): return networkBecameAvailable()
-        case (true, false): return networkBecameUnavailable()
-        case (false, false): return []
-        case (true, true):
-            if change.hasAppeared { return networkBecameAvailable() }
-            return change.hasDisappeared ? networkChanged() : []
-        }
-    }
-
-    /// The periodic look while waiting for the network found no route yet: wait on, and keep
-    /// what `intrapush status` shows fresh.
-    package mutating func networkRecheckDue() -> [Action] {
-        guard case .waitingForNetwork = state else { return [] }
-        return holdForNetwork()
     }
 
     /// Disconnected and not dialling: a route appearing makes it dial.
@@ -332,18 +210,38 @@ package struct SessionStateMachine<Random: RandomNumberGenerator>: Sendable wher
         }
     }
 
-    private mutating func holdForNetwork() -> [Action] {
-        state = .waitingForNetwork(attempt: consecutiveFailures)
+    // MARK: Helpers of the events
+
+    /// A new dial to the rotation's current server.
+    mutating func dial() -> [Action] {
+        lastID += 1
+        let id = ConnectionID(number: lastID)
+        state = .connecting(id)
+        return [.connect(id, server: rotation.current)]
+    }
+
+    /// A new id for the primary's dial beside the connection.
+    mutating func newProbeID() -> ConnectionID {
+        lastID += 1
+        return ConnectionID(number: lastID)
+    }
+
+    mutating func opened(_ id: ConnectionID, at now: Instant) {
+        state = .connected(id, since: now, failback: rotation.isOnFallback && failbackInterval != nil ? .scheduled : .none)
+    }
+
+    mutating func holdForNetwork(probe: ConnectionID?) -> [Action] {
+        state = .waitingForNetwork(attempt: consecutiveFailures, probe: probe)
         return [.waitForNetwork(attempt: consecutiveFailures, lastFailure: lastFailure)]
     }
 
-    private mutating func scheduleRetry(after reason: DisconnectReason, at now: Instant) -> [Action] {
+    mutating func scheduleRetry(after reason: DisconnectReason, at now: Instant, probe: ConnectionID? = nil) -> [Action] {
         consecutiveFailures += 1
         lastFailure = reason
         rotation.failed(at: now)
         // The failure counts, but without a route a timer would only end in another failure.
-        guard isNetworkAvailable else { return holdForNetwork() }
-        state = .waiting(attempt: consecutiveFailures)
+        guard isNetworkAvailable else { return holdForNetwork(probe: probe) }
+        state = .waiting(attempt: consecutiveFailures, probe: probe)
         let heldBack: Duration?
         if reason.isTokenRejection {
             heldBack = backoff.maximum
@@ -361,15 +259,25 @@ package struct SessionStateMachine<Random: RandomNumberGenerator>: Sendable wher
         return [.scheduleReconnect(after: delay, attempt: consecutiveFailures, reason: reason)]
     }
 
-    private mutating func finishClosing(thenReconnect: Bool) -> [Action] {
+    mutating func finishClosing(thenReconnect: Bool) -> [Action] {
         guard thenReconnect else {
             state = .stopped
             return [.stop]
         }
         consecutiveFailures = 0
         rotation.restart()  // new settings start from the primary
-        guard isNetworkAvailable else { return holdForNetwork() }
-        state = .connecting
-        return [.connect]
+        guard isNetworkAvailable else { return holdForNetwork(probe: nil) }
+        return dial()
     }
+}
+
+/// Names one dial of the session, and the connection it becomes.
+package struct ConnectionID: Hashable, Sendable, CustomStringConvertible {
+    package let number: Int
+
+    package init(number: Int) {
+        self.number = number
+    }
+
+    package var description: String { "#\(number)" }
 }
