@@ -129,22 +129,38 @@ let package = Package(
         .executableTarget(name: "intrapush-fleet-sim", dependencies: ["IntrapushFleetSimulation", "IntrapushDaemonKit"]),
         // What every test target shares: temporary directories and waiting. A library no product
         // links, so release builds of the programs never compile it.
-        .target(name: "TestSupport", path: "Tests/TestSupport"),
+        .target(name: "TestSupport", dependencies: ["IntrapushInterface", "IntrapushStore"], path: "Tests/TestSupport"),
+        // A test target per library, its folders following the library's.
+        .testTarget(name: "IntrapushSupportTests", dependencies: ["TestSupport", "IntrapushSupport"]),
         .testTarget(
-            name: "UnitTests",
+            name: "IntrapushConfigurationTests",
             dependencies: [
-                "TestSupport", "IntrapushDaemonKit", "IntrapushQuery", "IntrapushStore", "IntrapushConfiguration", "IntrapushSupport",
-                "IntrapushInterface", "IntrapushFleetSimulation",
+                "TestSupport", "IntrapushConfiguration", "IntrapushSupport",
+                // Its checks of client identities and log levels, as the daemon makes them.
+                "IntrapushDaemonKit",
+                // The oracle of FlatTOML's differential test; linked into no program.
+                .product(name: "TOMLKit", package: "TOMLKit"),
+            ]
+        ),
+        .testTarget(name: "IntrapushStoreTests", dependencies: ["TestSupport", "IntrapushStore", "IntrapushSupport"]),
+        .testTarget(
+            name: "IntrapushQueryTests",
+            dependencies: ["TestSupport", "IntrapushQuery", "IntrapushInterface", "IntrapushStore", "IntrapushSupport"]
+        ),
+        .testTarget(
+            name: "IntrapushDaemonKitTests",
+            dependencies: [
+                "TestSupport", "IntrapushDaemonKit", "IntrapushQuery", "IntrapushStore", "IntrapushConfiguration",
+                "IntrapushSupport", "IntrapushInterface", "IntrapushFleetSimulation",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOEmbedded", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOWebSocket", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
-                // The oracle of FlatTOML's differential test; linked into no program.
-                .product(name: "TOMLKit", package: "TOMLKit"),
             ]
         ),
-        .testTarget(name: "IntrapushInterfaceTests", dependencies: ["TestSupport", "IntrapushInterface", "IntrapushStore"]),
+        .testTarget(
+            name: "IntrapushInterfaceTests", dependencies: ["TestSupport", "IntrapushInterface", "IntrapushQuery", "IntrapushStore", "IntrapushSupport"]),
         .testTarget(name: "IntrapushNotifierTests", dependencies: ["TestSupport", "IntrapushNotifier", "IntrapushInterface", "IntrapushStore"]),
         .testTarget(name: "IntrapushDevServerTests", dependencies: ["TestSupport", "IntrapushDevServer"]),
         .testTarget(

@@ -1,8 +1,7 @@
 import Foundation
 import Testing
 
-@testable import IntrapushDaemonKit
-import IntrapushSupport
+@testable import IntrapushSupport
 
 @Suite("JSON object scanner")
 struct JSONObjectScannerTests {

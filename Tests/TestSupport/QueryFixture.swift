@@ -1,17 +1,15 @@
 
-import TestSupport
-@testable import IntrapushInterface
-@testable import IntrapushQuery
-@testable import IntrapushStore
+import IntrapushInterface
+import IntrapushStore
 
 /// A real database made by the production store and migrations, with notifications 1…count
 /// received one second apart from `start`; every third (ids 3, 6, …) marked read.
-struct QueryFixture {
-    static let start: Int64 = 1_700_000_000_000
-    let directory: TemporaryDirectory
-    let path: String
+package struct QueryFixture {
+    package static let start: Int64 = 1_700_000_000_000
+    package let directory: TemporaryDirectory
+    package let path: String
 
-    init(count: Int = 30, title: (Int) -> String? = { "Title \($0)" }, body: (Int) -> String? = { "body of \($0)" }) throws {
+    package init(count: Int = 30, title: (Int) -> String? = { "Title \($0)" }, body: (Int) -> String? = { "body of \($0)" }) throws {
         directory = try TemporaryDirectory("store")
         path = directory.file()
         let store = try NotificationStore(path: path)
@@ -26,7 +24,7 @@ struct QueryFixture {
         try connection.execute("UPDATE notifications SET read_at = \(Self.start + 999_000) WHERE id % 3 = 0")
     }
 
-    func reader() throws -> NotificationReader { try NotificationReader(path: path) }
+    package func reader() throws -> NotificationReader { try NotificationReader(path: path) }
 
-    static func time(ofIndex index: Int) -> Int64 { start + Int64(index - 1) * 1000 }
+    package static func time(ofIndex index: Int) -> Int64 { start + Int64(index - 1) * 1000 }
 }
