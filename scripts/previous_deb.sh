@@ -12,7 +12,7 @@ out=$PWD/.build/previous
 deb=$out/intrapush_${version}_${arch}.deb
 if [[ ! -f $deb ]]; then
     # A shallow clone (CI's, say) may lack it: fetch the history once.
-    git cat-file -e "$commit^{commit}" 2>/dev/null || git fetch --quiet --unshallow 2>/dev/null || true
+    git cat-file -e "$commit^{commit}" 2>/dev/null || timeout 300 git fetch --quiet --unshallow 2>/dev/null || true
     git cat-file -e "$commit^{commit}" 2>/dev/null || { echo "previous-deb: commit $commit is not in this clone" >&2; exit 1; }
     rm -rf "$out/source" && mkdir -p "$out/source"
     git archive "$commit" | tar -x -C "$out/source"
