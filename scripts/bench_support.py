@@ -10,6 +10,8 @@ for _variable in ("http_proxy", "https_proxy", "no_proxy", "HTTP_PROXY", "HTTPS_
     os.environ.pop(_variable, None)
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+sys.path.insert(0, os.path.join(ROOT, "Tests", "support"))
+import intrapush_test_support as test_support  # noqa: E402
 # INTRAPUSH_BENCH_RELEASE: another build's directory, to compare two commits on one machine.
 RELEASE = os.environ.get("INTRAPUSH_BENCH_RELEASE") or os.path.join(ROOT, ".build", "release")
 DAEMON = os.path.join(RELEASE, "intrapushd")
@@ -37,14 +39,11 @@ class Interrupted(BaseException):
 
 
 def wait_for(condition, timeout, what, interval=0.01):
-    deadline = time.monotonic() + timeout
-    while True:
-        value = condition()
-        if value:
-            return value
-        if time.monotonic() > deadline:
-            raise BenchError(f"timed out after {timeout:.0f} s waiting for {what}")
-        time.sleep(interval)
+    """The tests' wait (Tests/support), failing as the bench's rows expect."""
+    try:
+        return test_support.wait_for(what, condition, timeout, interval)
+    except AssertionError as error:
+        raise BenchError(str(error)) from None
 
 
 class DevServer:

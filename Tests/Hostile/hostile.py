@@ -142,6 +142,12 @@ def extreme_ids(binary, directory):
 
     def handler(connection, request):
         accept_upgrade(connection, request)
+        # Once: after the close below the daemon reconnects, and the pushes without a usable id
+        # (stored without one, so never matched as duplicates) would be stored again before the
+        # count is read.
+        if "count" in acknowledged:
+            read_frames(connection, timeout=5)
+            return
         for push in pushes:
             connection.sendall(frame(0x1 if push != pushes[7] else 0x2, push))
         frames = read_frames(connection, stop_after=lambda got: sum(1 for op, _ in got if op == 0x1 and _ != b"KA") >= len(pushes), timeout=10)

@@ -123,10 +123,11 @@ struct SessionLoop {
             service.storeWorker.amendLiveState { $0.ackedTotal += Int64(count) }
             if id == machine.openConnectionID { countsChanged(tasks: &tasks) }
         case .closed(let reason):
-            channels[id] = nil
+            // A discarded dial's channel left the map when it was closed: its end says nothing.
+            let wasKept = channels.removeValue(forKey: id) != nil
             if id == machine.connectionID {
                 logger.notice("disconnected from \(currentEndpoint.redactedURL): \(reason)")
-            } else if id != machine.probeID {
+            } else if wasKept, id != machine.probeID {
                 logger.info("closed the connection to the fallback: \(reason)")
             }
             let actions = machine.connectionLost(id, reason, at: .now)

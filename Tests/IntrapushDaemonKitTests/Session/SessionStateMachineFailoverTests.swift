@@ -127,14 +127,20 @@ struct SessionStateMachineFailoverTests {
         #expect(primary.failbackDue() == [])
     }
 
-    @Test("the fallback lost while the primary's probe runs: the probe's success is taken")
-    func fallbackLostDuringProbe() {
+    /// Two servers, connected to the fallback, the primary's probe under way.
+    func probingFromFallback() -> Machine {
         var session = machine(servers: 2)
         _ = session.started()
         _ = session.connectionFailed(.unreachable("refused"), at: start)
         _ = session.reconnectDelayElapsed()
         _ = session.connectionEstablished(at: start)
         _ = session.failbackDue()
+        return session
+    }
+
+    @Test("the fallback lost while the primary's probe runs: the probe's success is taken")
+    func fallbackLostDuringProbe() {
+        var session = probingFromFallback()
         _ = session.connectionLost(.deadPeer, at: start + .seconds(10))
         #expect(kinds(session.primaryProbeSucceeded(at: start + .seconds(11))) == ["switchToPrimary"])
         #expect(session.isConnected(since: start + .seconds(11)))
@@ -142,12 +148,7 @@ struct SessionStateMachineFailoverTests {
 
     @Test("shutdown or a reload that reconnects abandons the probe, and a reload starts from the primary")
     func shutdownAndReload() {
-        var session = machine(servers: 2)
-        _ = session.started()
-        _ = session.connectionFailed(.unreachable("refused"), at: start)
-        _ = session.reconnectDelayElapsed()
-        _ = session.connectionEstablished(at: start)
-        _ = session.failbackDue()
+        var session = probingFromFallback()
         #expect(kinds(session.reloaded(requiresReconnect: true)) == ["discard", "closeConnection(configuration reloaded)"])
         #expect(kinds(session.primaryProbeSucceeded(at: start)) == ["discard"])
         #expect(kinds(session.connectionLost(.reconfigured, at: start)) == ["connect"])
