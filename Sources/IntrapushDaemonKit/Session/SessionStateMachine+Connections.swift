@@ -6,15 +6,16 @@ extension SessionStateMachine {
     package mutating func connectionEstablished(_ id: ConnectionID, at now: Instant) -> [Action] {
         if id == probeID { return primaryProbeSucceeded(id, at: now) }
         switch state {
-        case .connecting(id):
-            opened(id, at: now)
+        case .connecting(id, let failures, let routeAvailable):
             rotation.connected()
-            let failback: [Action] = state == .connected(id, since: now, failback: .scheduled)
-                ? failbackInterval.map { [.scheduleFailback(after: $0)] } ?? [] : []
-            return [.useConnection(id)] + failback
-        case .closing(id, isOpen: false, let thenReconnect):
+            opened(id, at: now, failures: failures, routeAvailable: routeAvailable)
+            guard case .connected(_, _, .scheduled, _, _) = state, let interval = failbackInterval else {
+                return [.useConnection(id)]
+            }
+            return [.useConnection(id), .scheduleFailback(after: interval)]
+        case .closing(id, isOpen: false, let thenReconnect, let routeAvailable):
             // Shutdown or reload came while dialling: close what just opened.
-            state = .closing(id, isOpen: true, thenReconnect: thenReconnect)
+            state = .closing(id, isOpen: true, thenReconnect: thenReconnect, routeAvailable: routeAvailable)
             return [.closeConnection(id, reason: thenReconnect ? .reconfigured : .shuttingDown)]
         default:
             // A dial given up on (a probe let go, a dial whose end came first): not ours any more.
@@ -26,10 +27,10 @@ extension SessionStateMachine {
     package mutating func connectionFailed(_ id: ConnectionID, _ reason: DisconnectReason, at now: Instant) -> [Action] {
         if id == probeID { return primaryProbeFailed(id, reason, at: now) }
         switch state {
-        case .connecting(id):
-            return scheduleRetry(after: reason, at: now)
-        case .closing(id, isOpen: false, let thenReconnect):
-            return finishClosing(thenReconnect: thenReconnect)
+        case .connecting(id, let failures, let routeAvailable):
+            return scheduleRetry(after: reason, at: now, failures: failures, routeAvailable: routeAvailable)
+        case .closing(id, isOpen: false, let thenReconnect, let routeAvailable):
+            return finishClosing(thenReconnect: thenReconnect, routeAvailable: routeAvailable)
         default:
             return []
         }
@@ -39,18 +40,19 @@ extension SessionStateMachine {
     package mutating func connectionLost(_ id: ConnectionID, _ reason: DisconnectReason, at now: Instant) -> [Action] {
         if id == probeID { return primaryProbeFailed(id, reason, at: now) }
         switch state {
-        case .connected(id, let since, let failback):
-            if now - since >= backoff.maximum { consecutiveFailures = 0 }
+        case .connected(id, let since, let failback, let failures, let routeAvailable):
+            // Only a connection that stayed up `reconnect_max` clears the count.
+            let counted = now - since >= backoff.maximum ? 0 : failures
             // A probe of the primary under way goes on: if it opens first, it is taken.
-            guard case .probing(let probe) = failback else { return scheduleRetry(after: reason, at: now) }
-            return scheduleRetry(after: reason, at: now, probe: probe)
-        case .connecting(id):
+            let probe: ConnectionID? = if case .probing(let probe) = failback { probe } else { nil }
+            return scheduleRetry(after: reason, at: now, failures: counted, routeAvailable: routeAvailable, probe: probe)
+        case .connecting(id, let failures, let routeAvailable):
             // The connection's end overtook the dial's success (they travel separately: a push
             // that could not be stored right after the open, say). A failed attempt, then; the
             // success that follows is discarded.
-            return scheduleRetry(after: reason, at: now)
-        case .closing(id, _, let thenReconnect):
-            return finishClosing(thenReconnect: thenReconnect)
+            return scheduleRetry(after: reason, at: now, failures: failures, routeAvailable: routeAvailable)
+        case .closing(id, _, let thenReconnect, let routeAvailable):
+            return finishClosing(thenReconnect: thenReconnect, routeAvailable: routeAvailable)
         default:
             // A fallback drained after the switch, or a dial given up on.
             return []

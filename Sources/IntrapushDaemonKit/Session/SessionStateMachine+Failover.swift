@@ -3,9 +3,11 @@
 extension SessionStateMachine {
     /// The failback timer ran out: try the primary beside the open connection.
     package mutating func failbackDue() -> [Action] {
-        guard case .connected(let id, let since, .scheduled) = state, rotation.isOnFallback else { return [] }
-        let probe = newProbeID()
-        state = .connected(id, since: since, failback: .probing(probe))
+        guard case .connected(let id, let since, .scheduled, let failures, let routeAvailable) = state,
+            rotation.isOnFallback
+        else { return [] }
+        let probe = connectionIDs.next()
+        state = .connected(id, since: since, failback: .probing(probe), failures: failures, routeAvailable: routeAvailable)
         return [.probePrimary(probe)]
     }
 
@@ -14,7 +16,7 @@ extension SessionStateMachine {
     mutating func primaryProbeSucceeded(_ probe: ConnectionID, at now: Instant) -> [Action] {
         let fallback = openConnectionID
         rotation.returnedToPrimary()
-        opened(probe, at: now)
+        opened(probe, at: now, failures: consecutiveFailures, routeAvailable: isNetworkAvailable)
         return [.switchToPrimary(from: fallback, to: probe)]
     }
 
@@ -23,18 +25,18 @@ extension SessionStateMachine {
     mutating func primaryProbeFailed(_ probe: ConnectionID, _ reason: DisconnectReason, at now: Instant) -> [Action] {
         rotation.primaryFailed(at: now)
         switch state {
-        case .connected(let id, let since, .probing(probe)):
-            state = .connected(id, since: since, failback: .scheduled)
+        case .connected(let id, let since, .probing(probe), let failures, let routeAvailable):
+            state = .connected(id, since: since, failback: .scheduled, failures: failures, routeAvailable: routeAvailable)
             guard let interval = failbackInterval else { return [] }
             if let hint = reason.retryAfter {
                 return [.scheduleFailback(after: max(interval, backoff.delay(afterHint: hint, attempt: 1, using: &random)))]
             }
             return [.scheduleFailback(after: interval)]
-        case .waiting(let attempt, probe):
-            state = .waiting(attempt: attempt, probe: nil)
+        case .waiting(let attempt, let lastFailure, probe):
+            state = .waiting(attempt: attempt, lastFailure: lastFailure, probe: nil)
             return []
-        case .waitingForNetwork(let attempt, probe):
-            state = .waitingForNetwork(attempt: attempt, probe: nil)
+        case .waitingForNetwork(let attempt, let lastFailure, probe):
+            state = .waitingForNetwork(attempt: attempt, lastFailure: lastFailure, probe: nil)
             return []
         default:
             return []

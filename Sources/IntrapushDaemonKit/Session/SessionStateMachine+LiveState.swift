@@ -8,7 +8,7 @@ extension SessionStateMachine {
         case .idle, .connecting: .connecting
         // A connection of our own being closed is open until it is closed.
         case .connected, .closing: .connected
-        case .waiting: lastFailure?.isTokenRejection == true ? .rejected : .reconnecting
+        case .waiting(_, let lastFailure, _): lastFailure.isTokenRejection ? .rejected : .reconnecting
         case .waitingForNetwork: .waitingForNetwork
         case .stopped: .stopped
         }

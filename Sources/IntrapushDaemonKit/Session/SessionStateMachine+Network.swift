@@ -5,11 +5,11 @@ extension SessionStateMachine {
     /// session dials at once, skipping its backoff (the failure count stays); an open connection
     /// is verified, since the path it took may have changed.
     package mutating func networkBecameAvailable() -> [Action] {
-        isNetworkAvailable = true
+        noteRoute(available: true)
         switch state {
-        case .waiting(_, let probe), .waitingForNetwork(_, let probe):
-            return (probe.map { [.discard($0)] } ?? []) + dial()
-        case .connected(let id, _, _):
+        case .waiting(let attempt, _, let probe), .waitingForNetwork(let attempt, _, let probe):
+            return (probe.map { [.discard($0)] } ?? []) + dial(failures: attempt)
+        case .connected(let id, _, _, _, _):
             return [.verifyConnection(id)]
         default:
             return []
@@ -20,11 +20,11 @@ extension SessionStateMachine {
     /// connection is verified (it may survive, over a route the check does not see); a dial in
     /// progress is left to end on its own, and its failure then waits for the network.
     package mutating func networkBecameUnavailable() -> [Action] {
-        isNetworkAvailable = false
+        noteRoute(available: false)
         switch state {
-        case .waiting(_, let probe):
-            return holdForNetwork(probe: probe)
-        case .connected(let id, _, _):
+        case .waiting(let attempt, let lastFailure, let probe):
+            return holdForNetwork(attempt: attempt, lastFailure: lastFailure, probe: probe)
+        case .connected(let id, _, _, _, _):
             return [.verifyConnection(id)]
         default:
             return []
@@ -34,7 +34,7 @@ extension SessionStateMachine {
     /// Something went away (a link, an address, a route) but a route to the server remains:
     /// an open connection may have lost its path, so it is verified now.
     package mutating func networkChanged() -> [Action] {
-        guard case .connected(let id, _, _) = state else { return [] }
+        guard case .connected(let id, _, _, _, _) = state else { return [] }
         return [.verifyConnection(id)]
     }
 
@@ -42,8 +42,8 @@ extension SessionStateMachine {
     /// for one instead of dialling. Without a monitor this is never called and the network
     /// counts as available: the machine is then the plain backoff described above.
     package mutating func networkWatchStarted(routeAvailable: Bool) -> [Action] {
-        assert(state == .idle, "the network watch starts before the session")
-        isNetworkAvailable = routeAvailable
+        guard case .idle = state else { return [] }  // the watch starts before the session
+        state = .idle(routeAvailable: routeAvailable)
         return []
     }
 
@@ -74,7 +74,24 @@ extension SessionStateMachine {
     /// The periodic look while waiting for the network found no route yet: wait on, and keep
     /// what `intrapush status` shows fresh.
     package mutating func networkRecheckDue() -> [Action] {
-        guard case .waitingForNetwork(_, let probe) = state else { return [] }
-        return holdForNetwork(probe: probe)
+        guard case .waitingForNetwork(let attempt, let lastFailure, let probe) = state else { return [] }
+        return holdForNetwork(attempt: attempt, lastFailure: lastFailure, probe: probe)
+    }
+
+    /// Keeps the shell's last word on the route in the states that carry it (waiting implies
+    /// one, waiting for the network none: those change state instead).
+    private mutating func noteRoute(available: Bool) {
+        switch state {
+        case .idle:
+            state = .idle(routeAvailable: available)
+        case .connecting(let id, let failures, _):
+            state = .connecting(id, failures: failures, routeAvailable: available)
+        case .connected(let id, let since, let failback, let failures, _):
+            state = .connected(id, since: since, failback: failback, failures: failures, routeAvailable: available)
+        case .closing(let id, let isOpen, let thenReconnect, _):
+            state = .closing(id, isOpen: isOpen, thenReconnect: thenReconnect, routeAvailable: available)
+        case .waiting, .waitingForNetwork, .stopped:
+            break
+        }
     }
 }

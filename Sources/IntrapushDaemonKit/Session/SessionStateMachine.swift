@@ -57,19 +57,24 @@ package struct SessionStateMachine<Random: RandomNumberGenerator>: Sendable wher
         case switchToPrimary(from: ConnectionID?, to: ConnectionID)
     }
 
+    /// Where the session is, with what each state needs to go on: the failures counted so far,
+    /// and whether the shell last reported a route to the server (`routeAvailable`; waiting
+    /// implies one, waiting for the network none).
     package enum State: Sendable, Equatable {
-        case idle
-        /// Dialling the rotation's current server.
-        case connecting(ConnectionID)
-        case connected(ConnectionID, since: Instant, failback: Failback)
-        /// Waiting out the backoff; `probe`: the primary's dial of a fallback lost meanwhile, still
-        /// under way (it becomes the connection if it opens first).
-        case waiting(attempt: Int, probe: ConnectionID?)
-        /// No route to the server: not dialling until one appears.
-        case waitingForNetwork(attempt: Int, probe: ConnectionID?)
+        case idle(routeAvailable: Bool)
+        /// Dialling the rotation's current server; `failures` before this dial.
+        case connecting(ConnectionID, failures: Int, routeAvailable: Bool)
+        /// `failures` is kept until the connection has stayed up `reconnect_max`.
+        case connected(ConnectionID, since: Instant, failback: Failback, failures: Int, routeAvailable: Bool)
+        /// Waiting out the backoff after failure number `attempt`, which was `lastFailure`; `probe`:
+        /// the primary's dial of a fallback lost meanwhile, still under way (it becomes the
+        /// connection if it opens first).
+        case waiting(attempt: Int, lastFailure: DisconnectReason, probe: ConnectionID?)
+        /// No route to the server: not dialling until one appears (`attempt` 0 when nothing failed).
+        case waitingForNetwork(attempt: Int, lastFailure: DisconnectReason?, probe: ConnectionID?)
         /// Closing a connection of our own (`isOpen`), or abandoning our own dial; `thenReconnect`
         /// when it is a reload, not a shutdown.
-        case closing(ConnectionID, isOpen: Bool, thenReconnect: Bool)
+        case closing(ConnectionID, isOpen: Bool, thenReconnect: Bool, routeAvailable: Bool)
         case stopped
     }
 
@@ -83,24 +88,24 @@ package struct SessionStateMachine<Random: RandomNumberGenerator>: Sendable wher
         case probing(ConnectionID)
     }
 
-    package internal(set) var state: State = .idle
-    /// Consecutive failed attempts (connections that did not stay up `reconnect_max` count too).
-    package internal(set) var consecutiveFailures = 0
-    package internal(set) var lastFailure: DisconnectReason?
-    /// Whether the shell last reported a usable route to the server; `true` until told otherwise.
-    package internal(set) var isNetworkAvailable = true
+    package internal(set) var state: State = .idle(routeAvailable: true)
     package internal(set) var backoff: Backoff
     var random: Random
+    /// Hands out the ids of dials: injected like the randomness, so that the machine holds no
+    /// counter of its own.
+    var connectionIDs: ConnectionID.Generator
     /// Which server, and when each may be dialled again.
     package internal(set) var rotation: ServerRotation
     /// While on a fallback, how often the primary is tried; `nil`: never.
     package internal(set) var failbackInterval: Duration?
-    /// The last id handed out.
-    private var lastID = 0
 
-    package init(backoff: Backoff, random: Random, serverCount: Int = 1, failbackInterval: Duration? = nil) {
+    package init(
+        backoff: Backoff, random: Random, serverCount: Int = 1, failbackInterval: Duration? = nil,
+        connectionIDs: ConnectionID.Generator = ConnectionID.Generator()
+    ) {
         self.backoff = backoff
         self.random = random
+        self.connectionIDs = connectionIDs
         self.rotation = ServerRotation(serverCount: serverCount)
         self.failbackInterval = failbackInterval
     }
@@ -115,7 +120,7 @@ package struct SessionStateMachine<Random: RandomNumberGenerator>: Sendable wher
     /// The session's connection while it is open (closing included), or its dial while one runs.
     package var connectionID: ConnectionID? {
         switch state {
-        case .connecting(let id), .connected(let id, _, _), .closing(let id, _, _): id
+        case .connecting(let id, _, _), .connected(let id, _, _, _, _), .closing(let id, _, _, _): id
         case .idle, .waiting, .waitingForNetwork, .stopped: nil
         }
     }
@@ -123,7 +128,7 @@ package struct SessionStateMachine<Random: RandomNumberGenerator>: Sendable wher
     /// The session's open connection (closing included).
     package var openConnectionID: ConnectionID? {
         switch state {
-        case .connected(let id, _, _), .closing(let id, isOpen: true, _): id
+        case .connected(let id, _, _, _, _), .closing(let id, isOpen: true, _, _): id
         default: nil
         }
     }
@@ -131,36 +136,65 @@ package struct SessionStateMachine<Random: RandomNumberGenerator>: Sendable wher
     /// The primary's dial beside a fallback, while it runs.
     package var probeID: ConnectionID? {
         switch state {
-        case .connected(_, _, .probing(let id)), .waiting(_, let id?), .waitingForNetwork(_, let id?): id
+        case .connected(_, _, .probing(let id), _, _), .waiting(_, _, let id?), .waitingForNetwork(_, _, let id?): id
         default: nil
         }
     }
 
+    /// Consecutive failed attempts (connections that did not stay up `reconnect_max` count too).
+    package var consecutiveFailures: Int {
+        switch state {
+        case .connecting(_, let failures, _), .connected(_, _, _, let failures, _): failures
+        case .waiting(let attempt, _, _), .waitingForNetwork(let attempt, _, _): attempt
+        case .idle, .closing, .stopped: 0
+        }
+    }
+
+    /// Why the last attempt failed, while the session waits to try again.
+    package var lastFailure: DisconnectReason? {
+        switch state {
+        case .waiting(_, let reason, _): reason
+        case .waitingForNetwork(_, let reason, _): reason
+        default: nil
+        }
+    }
+
+    /// Whether the shell last reported a usable route to the server; `true` until told otherwise.
+    package var isNetworkAvailable: Bool {
+        switch state {
+        case .idle(let available), .connecting(_, _, let available), .connected(_, _, _, _, let available),
+            .closing(_, _, _, let available):
+            available
+        case .waiting, .stopped: true
+        case .waitingForNetwork: false
+        }
+    }
+
     package mutating func started() -> [Action] {
-        guard state == .idle else { return [] }
-        guard isNetworkAvailable else { return holdForNetwork(probe: nil) }
-        return dial()
+        guard case .idle(let routeAvailable) = state else { return [] }
+        guard routeAvailable else { return holdForNetwork(attempt: 0, lastFailure: nil, probe: nil) }
+        return dial(failures: 0)
     }
 
     package mutating func reconnectDelayElapsed() -> [Action] {
-        guard case .waiting(_, let probe) = state else { return [] }
-        guard isNetworkAvailable else { return holdForNetwork(probe: probe) }
+        // Waiting implies a route: without one the machine waits for the network instead.
+        guard case .waiting(let attempt, _, let probe) = state else { return [] }
         // A probe still under way is let go: the session dials where the rotation says.
-        return (probe.map { [.discard($0)] } ?? []) + dial()
+        return (probe.map { [.discard($0)] } ?? []) + dial(failures: attempt)
     }
 
     /// SIGTERM/SIGINT: close with 1000 and never reconnect.
     package mutating func shutdownRequested() -> [Action] {
         let abandoned = probeID.map { [Action.discard($0)] } ?? []
         switch state {
-        case .connected(let id, _, _):
-            state = .closing(id, isOpen: true, thenReconnect: false)
+        case .connected(let id, _, _, _, let routeAvailable):
+            state = .closing(id, isOpen: true, thenReconnect: false, routeAvailable: routeAvailable)
             return abandoned + [.closeConnection(id, reason: .shuttingDown)]
-        case .connecting(let id):
-            state = .closing(id, isOpen: false, thenReconnect: false)
+        case .connecting(let id, _, let routeAvailable):
+            state = .closing(id, isOpen: false, thenReconnect: false, routeAvailable: routeAvailable)
             return [.cancelConnectAttempt(id)]
-        case .closing(let id, let isOpen, _):
-            state = .closing(id, isOpen: isOpen, thenReconnect: false)
+        case .closing(let id, let isOpen, _, let routeAvailable):
+            state = .closing(id, isOpen: isOpen, thenReconnect: false, routeAvailable: routeAvailable)
             return []
         case .idle, .waiting, .waitingForNetwork:
             state = .stopped
@@ -183,20 +217,19 @@ package struct SessionStateMachine<Random: RandomNumberGenerator>: Sendable wher
         }
         let abandoned = requiresReconnect ? probeID.map { [Action.discard($0)] } ?? [] : []
         switch state {
-        case .connected(let id, _, _) where requiresReconnect:
-            state = .closing(id, isOpen: true, thenReconnect: true)
+        case .connected(let id, _, _, _, let routeAvailable) where requiresReconnect:
+            state = .closing(id, isOpen: true, thenReconnect: true, routeAvailable: routeAvailable)
             return abandoned + [.closeConnection(id, reason: .reconfigured)]
-        case .connecting(let id) where requiresReconnect:
-            state = .closing(id, isOpen: false, thenReconnect: true)
+        case .connecting(let id, _, let routeAvailable) where requiresReconnect:
+            state = .closing(id, isOpen: false, thenReconnect: true, routeAvailable: routeAvailable)
             return [.cancelConnectAttempt(id)]
-        case .waiting:
-            // New settings may be the fix (a new token, say): try them now.
-            consecutiveFailures = 0
-            return abandoned + dial()
-        case .waitingForNetwork:
+        case .waiting(_, _, let probe):
+            // New settings may be the fix (a new token, say): try them now, from a clean count;
+            // the dial replaces a probe still under way.
+            return (probe.map { [.discard($0)] } ?? []) + dial(failures: 0)
+        case .waitingForNetwork(_, let lastFailure, let probe):
             // Still no route: the new settings are tried once one appears, from a clean count.
-            consecutiveFailures = 0
-            return abandoned + holdForNetwork(probe: requiresReconnect ? nil : probeID)
+            return abandoned + holdForNetwork(attempt: 0, lastFailure: lastFailure, probe: requiresReconnect ? nil : probe)
         default:
             return []
         }
@@ -212,41 +245,37 @@ package struct SessionStateMachine<Random: RandomNumberGenerator>: Sendable wher
 
     // MARK: Helpers of the events
 
-    /// A new dial to the rotation's current server.
-    mutating func dial() -> [Action] {
-        lastID += 1
-        let id = ConnectionID(number: lastID)
-        state = .connecting(id)
+    /// A new dial to the rotation's current server, after `failures` (a dial needs a route).
+    mutating func dial(failures: Int) -> [Action] {
+        let id = connectionIDs.next()
+        state = .connecting(id, failures: failures, routeAvailable: true)
         return [.connect(id, server: rotation.current)]
     }
 
-    /// A new id for the primary's dial beside the connection.
-    mutating func newProbeID() -> ConnectionID {
-        lastID += 1
-        return ConnectionID(number: lastID)
+    mutating func opened(_ id: ConnectionID, at now: Instant, failures: Int, routeAvailable: Bool) {
+        let failback: Failback = rotation.isOnFallback && failbackInterval != nil ? .scheduled : .none
+        state = .connected(id, since: now, failback: failback, failures: failures, routeAvailable: routeAvailable)
     }
 
-    mutating func opened(_ id: ConnectionID, at now: Instant) {
-        state = .connected(id, since: now, failback: rotation.isOnFallback && failbackInterval != nil ? .scheduled : .none)
+    mutating func holdForNetwork(attempt: Int, lastFailure: DisconnectReason?, probe: ConnectionID?) -> [Action] {
+        state = .waitingForNetwork(attempt: attempt, lastFailure: lastFailure, probe: probe)
+        return [.waitForNetwork(attempt: attempt, lastFailure: lastFailure)]
     }
 
-    mutating func holdForNetwork(probe: ConnectionID?) -> [Action] {
-        state = .waitingForNetwork(attempt: consecutiveFailures, probe: probe)
-        return [.waitForNetwork(attempt: consecutiveFailures, lastFailure: lastFailure)]
-    }
-
-    mutating func scheduleRetry(after reason: DisconnectReason, at now: Instant, probe: ConnectionID? = nil) -> [Action] {
-        consecutiveFailures += 1
-        lastFailure = reason
+    /// One more failure after `failures`.
+    mutating func scheduleRetry(
+        after reason: DisconnectReason, at now: Instant, failures: Int, routeAvailable: Bool, probe: ConnectionID? = nil
+    ) -> [Action] {
+        let attempt = failures + 1
         rotation.failed(at: now)
         // The failure counts, but without a route a timer would only end in another failure.
-        guard isNetworkAvailable else { return holdForNetwork(probe: probe) }
-        state = .waiting(attempt: consecutiveFailures, probe: probe)
+        guard routeAvailable else { return holdForNetwork(attempt: attempt, lastFailure: reason, probe: probe) }
+        state = .waiting(attempt: attempt, lastFailure: reason, probe: probe)
         let heldBack: Duration?
         if reason.isTokenRejection {
             heldBack = backoff.maximum
         } else if let hint = reason.retryAfter {
-            heldBack = backoff.delay(afterHint: hint, attempt: consecutiveFailures, using: &random)
+            heldBack = backoff.delay(afterHint: hint, attempt: attempt, using: &random)
         } else {
             heldBack = nil
         }
@@ -254,20 +283,19 @@ package struct SessionStateMachine<Random: RandomNumberGenerator>: Sendable wher
         // tried after the usual backoff, so that a fleet leaving a dead server arrives at the next
         // one spread out.
         let jittered = rotation.serverCount > 1 || heldBack == nil
-            ? backoff.delay(forAttempt: consecutiveFailures, using: &random) : nil
+            ? backoff.delay(forAttempt: attempt, using: &random) : nil
         let delay = rotation.next(at: now, heldBack: heldBack, backoffDelay: jittered)
-        return [.scheduleReconnect(after: delay, attempt: consecutiveFailures, reason: reason)]
+        return [.scheduleReconnect(after: delay, attempt: attempt, reason: reason)]
     }
 
-    mutating func finishClosing(thenReconnect: Bool) -> [Action] {
+    mutating func finishClosing(thenReconnect: Bool, routeAvailable: Bool) -> [Action] {
         guard thenReconnect else {
             state = .stopped
             return [.stop]
         }
-        consecutiveFailures = 0
-        rotation.restart()  // new settings start from the primary
-        guard isNetworkAvailable else { return holdForNetwork(probe: nil) }
-        return dial()
+        rotation.restart()  // new settings start from the primary, from a clean count
+        guard routeAvailable else { return holdForNetwork(attempt: 0, lastFailure: nil, probe: nil) }
+        return dial(failures: 0)
     }
 }
 
@@ -280,4 +308,18 @@ package struct ConnectionID: Hashable, Sendable, CustomStringConvertible {
     }
 
     package var description: String { "#\(number)" }
+}
+
+extension ConnectionID {
+    /// A supply of fresh ids, one after another.
+    package struct Generator: Sendable {
+        private var last = 0
+
+        package init() {}
+
+        package mutating func next() -> ConnectionID {
+            last += 1
+            return ConnectionID(number: last)
+        }
+    }
 }

@@ -18,7 +18,7 @@ extension SessionStateMachine {
     }
 
     func isConnected(since instant: Instant) -> Bool {
-        if case .connected(_, instant, _) = state { true } else { false }
+        if case .connected(_, instant, _, _, _) = state { true } else { false }
     }
 
     mutating func connectionEstablished(at now: Instant) -> [Action] {

@@ -18,7 +18,7 @@ struct SessionStateMachineNetworkTests {
         var session = machine()
         session.networkWatchStarted(routeAvailable: false)
         #expect(session.started() == [.waitForNetwork(attempt: 0, lastFailure: nil)])
-        #expect(session.state == .waitingForNetwork(attempt: 0, probe: nil))
+        #expect(session.state == .waitingForNetwork(attempt: 0, lastFailure: nil, probe: nil))
         #expect(kinds(session.networkBecameAvailable()) == ["connect"])
         #expect(session.isDialling)
     }
@@ -45,7 +45,7 @@ struct SessionStateMachineNetworkTests {
         _ = session.connectionFailed(.timedOut, at: start)
         #expect(session.networkBecameUnavailable() == [.waitForNetwork(attempt: 1, lastFailure: .timedOut)])
         #expect(session.reconnectDelayElapsed() == [])
-        #expect(session.state == .waitingForNetwork(attempt: 1, probe: nil))
+        #expect(session.state == .waitingForNetwork(attempt: 1, lastFailure: .timedOut, probe: nil))
     }
 
     @Test("a connection lost without a route counts as a failure and waits for the network")
@@ -168,6 +168,6 @@ struct SessionStateMachineOrderTests {
         let dial = try #require(session.connectionID(after: session.started()))
         #expect(session.connectionLost(dial, .storeFailed("refused"), at: start) == [.scheduleReconnect(after: .seconds(1), attempt: 1, reason: .storeFailed("refused"))])
         #expect(session.connectionEstablished(dial, at: start) == [.discard(dial)], "the late success is closed, not taken")
-        #expect(session.state == .waiting(attempt: 1, probe: nil))
+        #expect(session.state == .waiting(attempt: 1, lastFailure: .storeFailed("refused"), probe: nil))
     }
 }

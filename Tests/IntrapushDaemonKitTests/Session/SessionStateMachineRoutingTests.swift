@@ -38,7 +38,7 @@ struct SessionStateMachineRoutingTests {
         _ = session.connectionFailed(first, .unreachable("refused"), at: start)
         let second = try #require(session.connectionID(after: session.reconnectDelayElapsed()))
         #expect(first != second)
-        #expect(session.state == .connecting(second))
+        #expect(session.state == .connecting(second, failures: 1, routeAvailable: true))
         #expect(session.networkBecameUnavailable() == [], "a dial in progress is left to end")
         _ = session.networkBecameAvailable()
         #expect(session.connectionEstablished(second, at: start).first == .useConnection(second))
@@ -83,7 +83,7 @@ struct SessionStateMachineRoutingTests {
         guard case .scheduleReconnect? = lost.first else { Issue.record("\(lost)"); return }
         #expect(session.probeID == primaryProbe, "the probe goes on")
         #expect(session.connectionEstablished(primaryProbe, at: start + .seconds(401)) == [.switchToPrimary(from: nil, to: primaryProbe)])
-        #expect(session.state == .connected(primaryProbe, since: start + .seconds(401), failback: .none))
+        #expect(session.state == .connected(primaryProbe, since: start + .seconds(401), failback: .none, failures: 1, routeAvailable: true))
         #expect(!session.isOnFallback && session.primaryUnreachableSince == nil)
         #expect(session.reconnectDelayElapsed() == [], "the backoff's timer is void once connected")
     }
@@ -108,6 +108,6 @@ struct SessionStateMachineRoutingTests {
         #expect(session.connectionFailed(stranger, .unreachable("refused"), at: start) == [])
         #expect(session.connectionLost(stranger, .deadPeer, at: start) == [])
         #expect(session.connectionEstablished(stranger, at: start) == [.discard(stranger)])
-        #expect(session.state == .connecting(dial))
+        #expect(session.state == .connecting(dial, failures: 0, routeAvailable: true))
     }
 }

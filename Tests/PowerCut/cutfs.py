@@ -1,0 +1,305 @@
+#!/usr/bin/python3
+"""cutfs: a FUSE file system that simulates power cuts, in the spirit of Jepsen's LazyFS, for
+the power-cut test of a program that keeps its state in SQLite.
+
+    cutfs.py mount BACKING MOUNTPOINT --control SOCKET [--strict] [--seed N]
+
+What it models: a machine whose page cache is lost when the power goes. The mount is a
+passthrough of the BACKING directory, whose content is what a disk would hold: durable. Every
+write, truncate and extension of a file is kept in memory only (pending.py), and reads and sizes
+see it (read-your-writes), until an fsync or fdatasync of that file writes it to BACKING. A
+`cut` on the control socket drops all that is pending (or, with `cut torn`, first writes a random
+page subset of it: torn and reordered writes), and from then on every operation fails with EIO:
+the machine is off, so the writer cannot slip in another write before the harness kills it.
+The harness then unmounts (fusermount3 -u -z) and mounts BACKING again: the reboot.
+
+Names: by default creating, removing and renaming entries is durable at once. With --strict a
+name is durable only once its directory is fsynced (strictns.py), as POSIX allows and ext4 does.
+
+Control socket (unix stream, one line each way): `ping`, `stats`, `cut`, `cut torn`, `sync`
+(everything pending made durable, as a clean shutdown would). On a clean unmount without a cut,
+everything pending is made durable too.
+
+Mounted without direct_io, so that the kernel page cache backs shared writable mmap (SQLite
+maps its WAL index, the -shm file, with MAP_SHARED), and without writeback caching (libfuse 2
+has none), so that every write() reaches this process at once and a cut catches all of them.
+POSIX and flock locks stay in the kernel (no `lock` operation): one machine, so that is right.
+Single-threaded FUSE loop; one lock serialises it with the control thread. Needs Debian's
+python3-fusepy (module `fusepy`) and /usr/bin/python3; run as root.
+"""
+import argparse
+import errno
+import os
+import random
+import socket
+import stat
+import threading
+
+from fusepy import FUSE, FuseOSError
+from pending import PendingFile
+from strictns import ATTIC, DurableNamespace
+
+
+class CutFS:
+    use_ns = True  # fusepy: times in nanoseconds
+
+    def __init__(self, root, strict, seed):
+        self.root = os.path.abspath(root)
+        self.ns = DurableNamespace(self.root) if strict else None
+        self.rng = random.Random(seed)
+        self.mutex = threading.Lock()
+        self.off = False
+        self.files = {}    # backing inode -> PendingFile, while open or dirty
+        self.handles = {}  # FUSE file handle -> PendingFile
+        self.next_handle = 1
+        self.counts = {"writes": 0, "fsyncs": 0, "fsyncdirs": 0}
+
+    # --- plumbing ---------------------------------------------------------------------------
+
+    def __call__(self, op, path, *args):
+        with self.mutex:
+            if op == "destroy":
+                return self.shutdown()
+            if self.off:
+                raise FuseOSError(errno.EIO)
+            return getattr(self, op)(path, *args)
+
+    def real(self, path):
+        if path.startswith("/" + ATTIC):
+            raise FuseOSError(errno.ENOENT)
+        return self.root + path.rstrip("/")
+
+    def file(self, real):
+        """The PendingFile of the regular file at `real`, made if need be."""
+        st = os.lstat(real)
+        if not stat.S_ISREG(st.st_mode):
+            raise FuseOSError(errno.EISDIR if stat.S_ISDIR(st.st_mode) else errno.EPERM)
+        pending = self.files.get(st.st_ino)
+        if pending is None:
+            pending = self.files[st.st_ino] = PendingFile(os.open(real, os.O_RDWR))
+        return pending
+
+    def forget(self, inode):
+        """Drop a file nobody has open and that is clean, or gone (its pending data goes too)."""
+        pending = self.files.get(inode)
+        if pending is not None and pending.opens == 0:
+            os.close(pending.fd)
+            del self.files[inode]
+
+    def gone(self, real):
+        """Call before `real` loses its name: the inode it names, if this was its last name."""
+        try:
+            st = os.lstat(real)
+        except FileNotFoundError:
+            return None
+        return st.st_ino if st.st_nlink == 1 else None
+
+    # --- files ------------------------------------------------------------------------------
+
+    def getattr(self, path, fh=None):
+        st = os.lstat(self.real(path))
+        attrs = {key: getattr(st, key) for key in (
+            "st_mode", "st_nlink", "st_uid", "st_gid", "st_size", "st_ino", "st_blocks")}
+        attrs.update(st_atime=st.st_atime_ns, st_mtime=st.st_mtime_ns, st_ctime=st.st_ctime_ns)
+        pending = self.files.get(st.st_ino)
+        if pending is not None and stat.S_ISREG(st.st_mode):
+            attrs["st_size"] = pending.size
+        return attrs
+
+    def open(self, path, flags):
+        pending = self.file(self.real(path))
+        if flags & os.O_TRUNC:
+            pending.truncate(0)
+        pending.opens += 1
+        handle, self.next_handle = self.next_handle, self.next_handle + 1
+        self.handles[handle] = pending
+        return handle
+
+    def create(self, path, mode, fi=None):
+        real = self.real(path)
+        if self.ns:
+            self.ns.changing(real)
+        os.close(os.open(real, os.O_WRONLY | os.O_CREAT, mode))
+        return self.open(path, 0)
+
+    def read(self, path, size, offset, fh):
+        return self.handles[fh].read(offset, size)
+
+    def write(self, path, data, offset, fh):
+        self.handles[fh].write(offset, data)
+        self.counts["writes"] += 1
+        return len(data)
+
+    def truncate(self, path, length, fh=None):
+        pending = self.handles[fh] if fh is not None else self.file(self.real(path))
+        pending.truncate(length)
+
+    def fsync(self, path, datasync, fh):
+        pending = self.handles[fh] if fh is not None else self.file(self.real(path))
+        pending.sync()
+        self.counts["fsyncs"] += 1
+
+    def release(self, path, fh):
+        pending = self.handles.pop(fh)
+        pending.opens -= 1
+        if not pending.dirty:
+            self.forget(os.fstat(pending.fd).st_ino)
+
+    # --- names ------------------------------------------------------------------------------
+
+    def unlink(self, path):
+        real = self.real(path)
+        inode = self.gone(real)
+        if self.ns:
+            self.ns.changing(real)
+            self.ns.keep(real)
+        os.unlink(real)
+        if inode is not None:
+            self.forget(inode)
+
+    def rename(self, old, new):
+        old_real, new_real = self.real(old), self.real(new)
+        replaced = self.gone(new_real)
+        if self.ns:
+            self.ns.changing(old_real)
+            self.ns.changing(new_real)
+            if os.path.lexists(new_real):
+                self.ns.keep(new_real)
+        os.rename(old_real, new_real)
+        if replaced is not None:
+            self.forget(replaced)
+
+    def link(self, target, source):
+        real = self.real(target)
+        if self.ns:
+            self.ns.changing(real)
+        os.link(self.real(source), real)
+
+    def fsyncdir(self, path, datasync, fh):
+        if self.ns:
+            self.ns.synced(self.real(path))
+        self.counts["fsyncdirs"] += 1
+
+    def readdir(self, path, fh):
+        names = os.listdir(self.real(path))
+        return [".", ".."] + [name for name in names if path != "/" or name != ATTIC]
+
+    def symlink(self, target, source):
+        raise FuseOSError(errno.EPERM)  # SQLite makes none; strict mode would have to model them
+
+    def mknod(self, path, mode, dev):
+        raise FuseOSError(errno.EPERM)
+
+    def mkdir(self, path, mode):
+        os.mkdir(self.real(path), mode)
+
+    def rmdir(self, path):
+        os.rmdir(self.real(path))
+
+    def chmod(self, path, mode):
+        os.chmod(self.real(path), mode)
+
+    def chown(self, path, uid, gid):
+        os.chown(self.real(path), uid, gid, follow_symlinks=False)
+
+    def utimens(self, path, times=None):
+        os.utime(self.real(path), ns=times, follow_symlinks=False)
+
+    def statfs(self, path):
+        sv = os.statvfs(self.real(path))
+        return {key: getattr(sv, key) for key in (
+            "f_bsize", "f_frsize", "f_blocks", "f_bfree", "f_bavail", "f_files", "f_ffree",
+            "f_favail", "f_flag", "f_namemax")}
+
+    # --- the power --------------------------------------------------------------------------
+
+    def cut(self, torn):
+        if not self.off:
+            if torn:
+                for pending in self.files.values():
+                    pending.tear(self.rng)
+            if self.ns:
+                self.ns.restore()
+            self.close_all()
+            self.off = True
+
+    def sync(self):
+        for pending in self.files.values():
+            pending.sync()
+        if self.ns:
+            self.ns.sync_all()
+
+    def shutdown(self):
+        if not self.off:
+            self.sync()
+            self.close_all()
+
+    def close_all(self):
+        for pending in self.files.values():
+            os.close(pending.fd)
+        self.files.clear()
+        self.handles.clear()
+
+    def stats(self):
+        dirty = [pending for pending in self.files.values() if pending.dirty]
+        figures = dict(self.counts, pending_files=len(dirty),
+                       pending_bytes=sum(pending.pending_bytes for pending in dirty),
+                       open_files=len(self.files), off=int(self.off))
+        return " ".join(f"{key}={value}" for key, value in figures.items())
+
+    def command(self, line):
+        with self.mutex:
+            words = line.split()
+            if words == ["ping"]:
+                return "pong"
+            if words == ["stats"]:
+                return "ok " + self.stats()
+            if words in (["cut"], ["cut", "torn"]):
+                before = self.stats()  # what the cut drops (or tears)
+                self.cut(torn=len(words) == 2)
+                return "ok " + before
+            if words == ["sync"] and not self.off:
+                self.sync()
+                return "ok"
+            return "error unknown or refused command: " + line
+
+
+def serve_control(path, handle):
+    """The control socket, on a thread of its own: one line in, one line out, per command."""
+    if os.path.exists(path):
+        os.unlink(path)
+    server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    server.bind(path)
+    server.listen(4)
+
+    def client(conn):
+        with conn, conn.makefile("rw") as stream:
+            for line in stream:
+                stream.write(handle(line.strip()) + "\n")
+                stream.flush()
+
+    def accept():
+        while True:
+            conn, _ = server.accept()
+            threading.Thread(target=client, args=(conn,), daemon=True).start()
+
+    threading.Thread(target=accept, daemon=True).start()
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("action", choices=["mount"])
+    parser.add_argument("backing")
+    parser.add_argument("mountpoint")
+    parser.add_argument("--control", required=True, help="unix socket for cut, stats, ping")
+    parser.add_argument("--strict", action="store_true", help="names durable on fsyncdir only")
+    parser.add_argument("--seed", type=int, default=0, help="for the torn writes of `cut torn`")
+    args = parser.parse_args()
+    fs = CutFS(args.backing, args.strict, args.seed)
+    serve_control(args.control, fs.command)
+    FUSE(fs, args.mountpoint, foreground=True, nothreads=True, allow_other=True, use_ino=True,
+         big_writes=True, fsname="cutfs", subtype="cutfs")
+
+
+if __name__ == "__main__":
+    main()

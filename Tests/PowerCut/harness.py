@@ -1,0 +1,79 @@
+"""Driving cutfs.py from a test: mount it, send control commands, unmount it. Shared by
+selftest.py and the power-cut test of the daemon.
+
+    with CutFSMount(backing, mountpoint, control, strict=False, seed=1) as fs:
+        ... start the writer on `mountpoint` ...
+        fs.command("cut")   # the power goes; then kill the writer
+    # leaving the block unmounts (fusermount3 -u -z) and waits for cutfs to exit;
+    # mounting the same backing again is the reboot
+"""
+import os
+import socket
+import subprocess
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir, "support"))
+from intrapush_test_support import wait_for  # noqa: E402
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+PYTHON = "/usr/bin/python3"  # Debian's, which has python3-fusepy
+
+
+class CutFSMount:
+    def __init__(self, backing, mountpoint, control, strict=False, seed=0, log=None):
+        self.backing, self.mountpoint, self.control = backing, mountpoint, control
+        self.strict, self.seed, self.log = strict, seed, log
+        self.process = None
+
+    def __enter__(self):
+        os.makedirs(self.backing, exist_ok=True)
+        os.makedirs(self.mountpoint, exist_ok=True)
+        argv = [PYTHON, os.path.join(HERE, "cutfs.py"), "mount", self.backing, self.mountpoint,
+                "--control", self.control, "--seed", str(self.seed)]
+        if self.strict:
+            argv.append("--strict")
+        self.process = subprocess.Popen(argv, stdout=self.log, stderr=subprocess.STDOUT)
+        try:
+            wait_for("the cutfs mount", lambda: self.alive() and os.path.ismount(self.mountpoint))
+            wait_for("the cutfs control socket", lambda: self.alive() and self.responds())
+        except BaseException:
+            self.__exit__(None, None, None)
+            raise
+        return self
+
+    def alive(self):
+        if self.process.poll() is not None:
+            raise AssertionError(f"cutfs exited with {self.process.returncode}")
+        return True
+
+    def responds(self):
+        try:
+            return self.command("ping") == "pong"
+        except OSError:
+            return False
+
+    def command(self, line, timeout=30):
+        """One control command; returns its one-line reply."""
+        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as conn:
+            conn.settimeout(timeout)
+            conn.connect(self.control)
+            conn.sendall(line.encode() + b"\n")
+            reply = b""
+            while not reply.endswith(b"\n"):
+                chunk = conn.recv(4096)
+                if not chunk:
+                    raise OSError(f"cutfs closed the control socket after {reply!r}")
+                reply += chunk
+            return reply.decode().strip()
+
+    def __exit__(self, *exc):
+        # Lazy unmount: it succeeds even while a killed writer's files are still being closed.
+        subprocess.run(["fusermount3", "-u", "-z", self.mountpoint], stderr=subprocess.DEVNULL)
+        try:
+            self.process.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait()
+        if os.path.ismount(self.mountpoint):
+            subprocess.run(["umount", "-l", self.mountpoint], stderr=subprocess.DEVNULL)
+        return False
