@@ -9,6 +9,8 @@
 #   make install       PREFIX=/usr DESTDIR= ; binaries, unit, sysusers, config, man pages, completions
 #   make deb           dist/intrapush_VERSION_ARCH.deb and -dbgsym (dpkg-buildpackage, debhelper)
 #   make system-test   the .deb installed, reloaded, removed, purged in a booted bookworm and trixie
+#   make powercut      power cuts through a FUSE file system: the database, the outbox and the
+#                      agent's state keep everything acknowledged (as root)
 #   make bench-cli     the CLI's speed on a generated 1,000,000-row database (ROWS=…)
 #   make bench         the daemon's figures of issue 5 as one table (also .build/bench.md)
 #   make bench-smoke   the same on tiny sizes, checking only that every figure is produced
@@ -29,7 +31,8 @@ ARCH       := $(shell dpkg --print-architecture 2>/dev/null || uname -m)
 # ip(8) makes the network namespaces of the network-awareness tests (they skip without it).
 SYSTEM_DEPS := libsqlite3-dev libsystemd-dev pkg-config
 TEST_DEPS   := dpkg-dev binutils groff-base man-db systemd procps iproute2 lintian curl prometheus openssl \
-	systemd-container debootstrap strace python3-dbusmock python3-dbus dbus-daemon desktop-file-utils
+	systemd-container debootstrap strace python3-dbusmock python3-dbus dbus-daemon desktop-file-utils \
+	fuse3 python3-fusepy
 # What dpkg-buildpackage needs besides SYSTEM_DEPS (debian/control's Build-Depends).
 DEB_DEPS    := dpkg-dev debhelper
 # lld, with relative relocations packed (DT_RELR, glibc >= 2.36) and no symbol table exported:
@@ -57,7 +60,7 @@ CONFDIR     := $(SYSCONFDIR)/intrapush
 DEB        := dist/intrapush_$(VERSION)_$(ARCH).deb
 NOTIFIER_DEB := dist/intrapush-notifier_$(VERSION)_$(ARCH).deb
 
-.PHONY: install-daemon install-notifier notifier-test screenshot
+.PHONY: install-daemon install-notifier notifier-test screenshot powercut powercut-smoke
 .PHONY: all release debug deps test-deps test swift-test deb-test system-test interop interop-deps demo install deb clean bench-cli bench bench-smoke fleet-sim fuzz fuzz-smoke hostile architecture
 
 all: release
@@ -98,6 +101,7 @@ test: test-deps
 	$(MAKE) interop
 	$(MAKE) hostile
 	$(MAKE) notifier-test
+	$(MAKE) powercut-smoke
 	$(MAKE) bench-smoke
 
 # libFuzzer harnesses for every parser of outside input (Fuzz/): FUZZ_TIME seconds each (or
@@ -122,6 +126,23 @@ hostile: release
 # devserver and the release daemon (Tests/Notifier); Debian's python3, which has the dbus module.
 notifier-test: release
 	/usr/bin/python3 Tests/Notifier/notifier_test.py --bin-dir $(RELEASE_DIR)
+
+# Power cuts (Tests/PowerCut, as root): cutfs, a FUSE file system, keeps what was not fsynced in
+# memory and loses it (or tears it) on a cut. First its self-test (a writer acknowledging after
+# COMMIT must lose rows under synchronous=NORMAL and OFF, none under FULL), then the daemon's
+# database and outbox, and the agent's state, cut at random instants and checked after the
+# reboot. powercut-smoke, in make test, runs fewer rounds.
+POWERCUT_ROUNDS ?= 30
+POWERCUT_STRICT ?= 10
+POWERCUT_AGENT_ROUNDS ?= 10
+powercut: release
+	/usr/bin/python3 Tests/PowerCut/selftest.py --rounds 5
+	/usr/bin/python3 Tests/PowerCut/selftest.py --rounds 3 --strict
+	/usr/bin/python3 Tests/PowerCut/powercut.py --rounds $(POWERCUT_ROUNDS) --strict-rounds $(POWERCUT_STRICT) --binaries $(RELEASE_DIR)
+	/usr/bin/python3 Tests/PowerCut/agent_powercut.py --rounds $(POWERCUT_AGENT_ROUNDS) --binaries $(RELEASE_DIR)
+
+powercut-smoke:
+	$(MAKE) powercut POWERCUT_ROUNDS=10 POWERCUT_STRICT=4 POWERCUT_AGENT_ROUNDS=4
 
 # Three pushes shown by dunst under Xvfb, and a screenshot of them (docs/notifier-screenshot.png).
 screenshot: release

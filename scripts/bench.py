@@ -11,9 +11,10 @@ guarantees hold (exit 1 otherwise); it compares nothing with the targets.
 """
 import os, shutil, signal, socket, sqlite3, statistics, subprocess, sys, time
 
+from bench_baseline import bare_batched_rate
 from bench_support import (DAEMON, DEVSERVER, ORG, ROOT, Bench, parse_options, table, BenchError, DevServer,
                            Interrupted, NotifyListener, Row, log, now_us, proc_status, runs, summarise, tail,
-                           task_cpu_and_switches, wait_for)
+                           task_cpu_and_switches, thread_cpu_by_name, wait_for)
 from bench_outbox import figure_outbox
 from bench_latency import figure_latency
 from bench_gate import figure_gate
@@ -24,6 +25,7 @@ from bench_gate import figure_gate
 def figure_ingest(bench, server):
     options = bench.options
     rows = []
+    breakdowns = []
     for label, template, prefix in (("empty DB", None, "e"), (f"{options.prefill:,}-row DB", "prefilled", "f")):
         row = Row(f"Durable ingest, {label}", "≥ 50,000 pushes/s",
                   f"{options.burst:,}-push burst (~300 B JSON with ids), {runs(options.runs)}, fresh daemon and "
@@ -35,7 +37,11 @@ def figure_ingest(bench, server):
             database = (bench.copy_of(bench.prefilled_template, name) if template
                         else os.path.join(bench.run_directory(name), "notifications.sqlite3"))
             daemon = bench.connected_daemon(server, database)
+            before = thread_cpu_by_name(daemon.pid), thread_cpu_by_name(server.process.pid)
             rate, seconds = bench.timed_burst(server, f"{prefix}{run}-")
+            if not template:
+                breakdowns.append(cpu_per_push(before, (thread_cpu_by_name(daemon.pid), thread_cpu_by_name(server.process.pid)),
+                                               options.burst, seconds))
             bench.stop_daemon(daemon)
             shutil.rmtree(os.path.dirname(database))
             rates.append(rate)
@@ -50,7 +56,47 @@ def figure_ingest(bench, server):
               "1 − median(prefilled) / median(empty) of the two rows above; negative is faster")
     row.values = ("", f"{slowdown:.1f} %", "")
     row.met = slowdown <= 15
-    return rows + [row]
+    return rows + [row] + ingest_against_bare(bench, empty, breakdowns)
+
+
+def cpu_per_push(before, after, count, seconds):
+    """µs of CPU per push in each named thread of the daemon and in the devserver, over one burst."""
+    spent = {}
+    for side, (old, new) in (("", (before[0], after[0])), ("devserver ", (before[1], after[1]))):
+        for name, ns in new.items():
+            spent[side + name] = spent.get(side + name, 0) + (ns - old.get(name, 0)) / count / 1000
+    spent["wall"] = seconds * 1e6 / count
+    return spent
+
+
+def ingest_against_bare(bench, empty, breakdowns):
+    """The bare batched insert of the same rows in the same run, the ratio, and where the daemon's
+    time goes (CPU per push by thread, against the wall time per push)."""
+    options = bench.options
+    batch = 1000
+    bare_row = Row("Bare batched insert, same rows", "(baseline)",
+                   f"the burst's {options.burst:,} rows inserted by Python's sqlite3 with the daemon's statement into a copy of "
+                   f"its migrated database (WAL, synchronous=FULL), {batch:,} per transaction, rows prepared beforehand; "
+                   f"{runs(options.runs)} in the same bench")
+    rates = [bare_batched_rate(bench.empty_template, bench.run_directory(f"bare-ingest-{run}"), options.burst, batch)
+             for run in range(options.runs)]
+    bare_row.values = summarise(rates, lambda v: f"{v:,.0f}")
+    ratio_row = Row("Ingest ÷ bare batched insert", "≥ 0.8×", "median of the empty-DB ingest ÷ median of the row above")
+    ratio = statistics.median(empty.samples) / statistics.median(rates)
+    ratio_row.values = ("", f"{ratio:.2f}×", "")
+    ratio_row.met = ratio >= 0.8
+    breakdown_row = Row("Ingest, CPU µs per push by thread", "(breakdown)",
+                        "schedstat of each named thread of the daemon and of the devserver over each empty-DB burst, "
+                        "÷ pushes; medians. 'wall' is the burst's time per push: with 2 cores, the sum of the threads "
+                        "can be up to twice it")
+    names = sorted({name for spent in breakdowns for name in spent},
+                   key=lambda name: -statistics.median(spent.get(name, 0) for spent in breakdowns))
+    shown = [f"{name} {statistics.median(spent.get(name, 0) for spent in breakdowns):.2f}" for name in names
+             if statistics.median(spent.get(name, 0) for spent in breakdowns) >= 0.05]
+    breakdown_row.values = ("", ", ".join(shown), "")
+    for name in names:
+        log(f"  cpu per push, {name}: {statistics.median(spent.get(name, 0) for spent in breakdowns):.2f} µs")
+    return [bare_row, ratio_row, breakdown_row]
 
 
 def figure_load_generator(bench, server):
@@ -329,9 +375,11 @@ def main():
     bench = Bench(options)
     rows = []
     started = time.monotonic()
-    figures = [("ingest", figure_ingest, ["Durable ingest, empty DB", "Durable ingest, prefilled DB", "Slowdown"]),
+    figures = [("ingest", figure_ingest, ["Durable ingest, empty DB", "Durable ingest, prefilled DB", "Slowdown",
+                                          "Bare batched insert", "Ingest ÷ bare", "Ingest CPU by thread"]),
                ("generator", figure_load_generator, ["Load generator alone"]),
-               ("latency", figure_latency, ["Latency at 1,000 pushes/s"]),
+               ("latency", figure_latency, ["Latency at 1,000 pushes/s", "Bare SQLite commit", "Latency ÷ bare commit",
+                                            "Raw-socket latency", "Raw-socket ÷ bare commit"]),
                ("idle", figure_idle, ["Idle memory and CPU"]),
                ("start", figure_start, ["Start to READY=1"]),
                ("fleet", figure_fleet, ["Fleet"]),

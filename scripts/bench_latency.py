@@ -1,10 +1,12 @@
 """The latency figures of `make bench`: push → ack at a steady rate, against what the disk allows
-(a bare single-row commit, WAL and synchronous=FULL) and what the transport allows (the
-devserver's bench client, which acknowledges at once and stores nothing), all timed by the
-server or on the same filesystem in the same run.
+(a bare single-row commit of the same row, WAL and synchronous=FULL) and what the transport
+allows (the devserver's bench client, which acknowledges at once and stores nothing), all timed
+by the server or on the same filesystem in the same run; and the same pushes from a second,
+unrelated server (Python on a raw socket).
 """
-import os, shutil, sqlite3, statistics, subprocess, time
+import os, shutil, statistics, subprocess
 
+from bench_baseline import RawSteadyServer, bare_commit_latencies
 from bench_support import DEVSERVER, ORG, Row, log, runs, summarise, wait_for
 
 
@@ -16,46 +18,73 @@ def figure_latency(bench, server):
     p50_row = Row("Latency p50 at 1,000 pushes/s", "≤ 0.5 ms", method)
     p99_row = Row("Latency p99 at 1,000 pushes/s", "≤ 2 ms", "same runs")
     bare_row = Row("Bare SQLite commit, p50 / p99", "(baseline)",
-                   f"{options.steady_count:,} single-row commits (300-byte row, WAL, synchronous=FULL) at "
-                   f"{options.steady_rate:,}/s from Python's sqlite3, on the same filesystem, before each latency run")
-    transport_row = Row("Transport only, p50 / p99", "(baseline)",
+                   f"{options.steady_count:,} single-row commits of the same pushes' rows (the daemon's statement, into a copy "
+                   f"of its migrated database: WAL, synchronous=FULL) at {options.steady_rate:,}/s from Python's sqlite3, "
+                   f"on the same filesystem, in each run")
+    transport_row = Row("Transport only, p50 / p99", "(breakdown)",
                         "the same steady pushes to `intrapush-devserver bench-client`, which acknowledges at once and "
                         "stores nothing: the loopback and WebSocket share of the round trip")
     memory_row = Row("Daemon on tmpfs, p50 / p99", "(breakdown)",
                      "the same steady pushes to a daemon whose database is in /dev/shm: its latency without the disk, "
                      "i.e. the transport plus the daemon's own work (decoding, the store thread's round trip, SQLite's CPU)")
     ratio_row = Row("Latency ÷ bare commit, p50 / p99", "≤ 1.5× / ≤ 2.5×", "medians of the rows above")
-    p50s, p99s, bare50s, bare99s, transport50s, transport99s = [], [], [], [], [], []
-    memory50s, memory99s = [], []
+    raw_row = Row("Latency from a raw-socket server, p50 / p99", "(second peer)",
+                  "the same steady pushes from a WebSocket server in Python on a raw socket (scripts/bench_baseline.py), "
+                  "timed the same way, to a fresh daemon in each run")
+    raw_ratio_row = Row("Raw-socket latency ÷ bare commit, p50 / p99", "≤ 1.5× / ≤ 2.5×", "medians")
+    template = bench.migrated_template(server)
+    samples = {name: ([], []) for name in ("daemon", "bare", "transport", "memory", "raw")}
+
+    def record(name, p50, p99):
+        samples[name][0].append(p50)
+        samples[name][1].append(p99)
+        log(f"  {name} run {len(samples[name][0])}: p50 {p50:.3f} ms, p99 {p99:.3f} ms")
+
     for run in range(options.steady_runs):
         latency = steady_latency(bench, server, None, f"t{run}-")
-        transport50s.append(latency["p50"] / 1000)
-        transport99s.append(latency["p99"] / 1000)
-        bare = bare_commit_latencies(bench.run_directory(f"bare-{run}"), options.steady_count, options.steady_rate)
-        bare50s.append(statistics.median(bare))
-        bare99s.append(bare[int(len(bare) * 0.99) - 1])
-        log(f"  bare commit run {run + 1}: p50 {bare50s[-1]:.3f} ms, p99 {bare99s[-1]:.3f} ms")
+        record("transport", latency["p50"] / 1000, latency["p99"] / 1000)
+        bare = bare_commit_latencies(template, bench.run_directory(f"bare-{run}"), options.steady_count, options.steady_rate)
+        record("bare", statistics.median(bare), percentile(bare, 0.99))
         latency = daemon_latency_on(bench, server, bench.run_directory(f"latency-{run}"), f"l{run}-")
-        p50s.append(latency["p50"] / 1000)
-        p99s.append(latency["p99"] / 1000)
+        record("daemon", latency["p50"] / 1000, latency["p99"] / 1000)
         memory = daemon_latency_on(bench, server, memory_directory(bench, run), f"m{run}-")
-        memory50s.append(memory["p50"] / 1000)
-        memory99s.append(memory["p99"] / 1000)
-        log(f"  on tmpfs run {run + 1}: p50 {memory50s[-1]:.3f} ms, p99 {memory99s[-1]:.3f} ms")
-        log(f"  latency run {run + 1}: p50 {latency['p50'] / 1000:.3f} ms, p90 {latency['p90'] / 1000:.3f} ms, "
-            f"p99 {latency['p99'] / 1000:.3f} ms, max {latency['max'] / 1000:.3f} ms")
-    p50_row.values = summarise(p50s, lambda v: f"{v:.3f} ms")
-    p99_row.values = summarise(p99s, lambda v: f"{v:.3f} ms")
-    p50_row.met = statistics.median(p50s) <= 0.5
-    p99_row.met = statistics.median(p99s) <= 2
-    bare50, bare99 = statistics.median(bare50s), statistics.median(bare99s)
-    bare_row.values = ("", f"{bare50:.3f} / {bare99:.3f} ms", "")
-    ratio50, ratio99 = statistics.median(p50s) / bare50, statistics.median(p99s) / bare99
-    ratio_row.values = ("", f"{ratio50:.2f}× / {ratio99:.2f}×", "")
-    ratio_row.met = ratio50 <= 1.5 and ratio99 <= 2.5
-    transport_row.values = ("", f"{statistics.median(transport50s):.3f} / {statistics.median(transport99s):.3f} ms", "")
-    memory_row.values = ("", f"{statistics.median(memory50s):.3f} / {statistics.median(memory99s):.3f} ms", "")
-    return [p50_row, p99_row, bare_row, transport_row, memory_row, ratio_row]
+        record("memory", memory["p50"] / 1000, memory["p99"] / 1000)
+        raw = sorted(raw_server_latencies(bench, bench.run_directory(f"raw-{run}"), f"r{run}-"))
+        record("raw", statistics.median(raw) / 1000, percentile(raw, 0.99) / 1000)
+    median = {name: (statistics.median(p50s), statistics.median(p99s)) for name, (p50s, p99s) in samples.items()}
+    p50_row.values = summarise(samples["daemon"][0], lambda v: f"{v:.3f} ms")
+    p99_row.values = summarise(samples["daemon"][1], lambda v: f"{v:.3f} ms")
+    p50_row.met = median["daemon"][0] <= 0.5
+    p99_row.met = median["daemon"][1] <= 2
+    for row, name in ((bare_row, "bare"), (transport_row, "transport"), (memory_row, "memory"), (raw_row, "raw")):
+        row.values = ("", f"{median[name][0]:.3f} / {median[name][1]:.3f} ms", "")
+    bare50, bare99 = median["bare"]
+    for row, name in ((ratio_row, "daemon"), (raw_ratio_row, "raw")):
+        ratio50, ratio99 = median[name][0] / bare50, median[name][1] / bare99
+        row.values = ("", f"{ratio50:.2f}× / {ratio99:.2f}×", "")
+        row.met = ratio50 <= 1.5 and ratio99 <= 2.5
+    return [p50_row, p99_row, bare_row, transport_row, memory_row, ratio_row, raw_row, raw_ratio_row]
+
+
+def percentile(ordered, fraction):
+    return ordered[max(0, int(len(ordered) * fraction) - 1)]
+
+
+def raw_server_latencies(bench, directory, prefix):
+    """One steady run from the raw-socket server to a fresh daemon on `directory`, in µs."""
+    options = bench.options
+    server = RawSteadyServer()
+    try:
+        config = bench.write_config("raw", server.port, os.path.join(directory, "notifications.sqlite3"))
+        daemon = bench.start_daemon(config)
+        server.accept()
+        latencies = server.steady(options.steady_count, options.steady_rate, prefix=prefix)
+    finally:
+        server.close()
+    # Its connection gone, the daemon stops without waiting for an answer to its close.
+    bench.stop_daemon(daemon)
+    shutil.rmtree(directory)
+    return latencies
 
 
 def memory_directory(bench, run):
@@ -94,27 +123,3 @@ def steady_latency(bench, server, daemon, prefix):
         bench.stop(client)
         wait_for(lambda: server.stats()["connections_open"] == 0, 20, "the bench client to leave")
     return stats["ack_latency_us"]
-
-
-def bare_commit_latencies(directory, count, rate):
-    """Milliseconds per commit of one 300-byte row, WAL and synchronous=FULL, paced at `rate`/s:
-    what the disk allows a durable acknowledgement at best."""
-    connection = sqlite3.connect(os.path.join(directory, "bare.sqlite3"), isolation_level=None)
-    connection.execute("PRAGMA journal_mode=WAL")
-    connection.execute("PRAGMA synchronous=FULL")
-    connection.execute("CREATE TABLE rows (id INTEGER PRIMARY KEY, payload TEXT NOT NULL)")
-    payload = "x" * 300
-    samples = []
-    next_slot = time.perf_counter()
-    for _ in range(count):
-        next_slot += 1 / rate
-        delay = next_slot - time.perf_counter()
-        if delay > 0:
-            time.sleep(delay)
-        started = time.perf_counter()
-        connection.execute("BEGIN")
-        connection.execute("INSERT INTO rows (payload) VALUES (?)", (payload,))
-        connection.execute("COMMIT")
-        samples.append((time.perf_counter() - started) * 1000)
-    connection.close()
-    return sorted(samples)

@@ -14,7 +14,8 @@ sys.path.insert(0, os.path.join(ROOT, "Tests", "support"))
 import intrapush_test_support as test_support  # noqa: E402
 # INTRAPUSH_BENCH_RELEASE: another build's directory, to compare two commits on one machine.
 RELEASE = os.environ.get("INTRAPUSH_BENCH_RELEASE") or os.path.join(ROOT, ".build", "release")
-DAEMON = os.path.join(RELEASE, "intrapushd")
+# INTRAPUSH_BENCH_DAEMON: another build of the daemon (a release before, say) against the same devserver.
+DAEMON = os.environ.get("INTRAPUSH_BENCH_DAEMON") or os.path.join(RELEASE, "intrapushd")
 DEVSERVER = os.path.join(RELEASE, "intrapush-devserver")
 TOKEN = "bench-throwaway-token"
 ORG = "acme"
@@ -177,8 +178,10 @@ class Bench:
 
     # --- the databases ----------------------------------------------------------------------
 
-    def make_templates(self, server):
-        """A database migrated by the real daemon, then one bulk-filled with `--prefill` rows."""
+    def migrated_template(self, server):
+        """A database migrated by the real daemon, empty (made once per bench)."""
+        if self.empty_template:
+            return self.empty_template
         directory = self.run_directory("templates")
         database = os.path.join(directory, "migrated.sqlite3")
         daemon = self.connected_daemon(server, database, name="migrate")
@@ -189,7 +192,12 @@ class Bench:
         if count != 0:
             raise BenchError(f"the migrated database holds {count} rows, expected none")
         self.empty_template = database
-        self.prefilled_template = os.path.join(directory, "prefilled.sqlite3")
+        return database
+
+    def make_templates(self, server):
+        """The migrated database, then one bulk-filled with `--prefill` rows."""
+        database = self.migrated_template(server)
+        self.prefilled_template = os.path.join(os.path.dirname(database), "prefilled.sqlite3")
         shutil.copyfile(database, self.prefilled_template)
         started = time.monotonic()
         fill(self.prefilled_template, self.options.prefill)
@@ -225,7 +233,9 @@ def fill(database, rows):
     connection.executemany("INSERT INTO notifications (message_id, received_at, payload, title, body, read_at) "
                            "VALUES (?,?,?,?,?,?)", generated())
     # Every third read for everyone, as a mark from before marks were per person.
-    connection.execute("INSERT INTO notification_reads SELECT id, -1, read_at FROM notifications WHERE read_at IS NOT NULL")
+    # Read marks per person exist from schema 6 on (a daemon before it, benched for comparison, has none).
+    if connection.execute("SELECT 1 FROM sqlite_master WHERE name = 'notification_reads'").fetchone():
+        connection.execute("INSERT INTO notification_reads SELECT id, -1, read_at FROM notifications WHERE read_at IS NOT NULL")
     connection.execute("COMMIT")
     connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     connection.close()
@@ -262,6 +272,20 @@ def task_cpu_and_switches(pid):
         except (OSError, IndexError, ValueError):
             pass  # a thread that ended between listing and reading
     return cpu, switches
+
+def thread_cpu_by_name(pid):
+    """CPU ns per thread name (threads of one name summed), from schedstat."""
+    cpu = {}
+    for task in glob.glob(f"/proc/{pid}/task/*"):
+        try:
+            with open(f"{task}/comm") as file:
+                name = file.read().strip()
+            with open(f"{task}/schedstat") as file:
+                cpu[name] = cpu.get(name, 0) + int(file.read().split()[0])
+        except (OSError, IndexError, ValueError):
+            pass  # a thread that ended between listing and reading
+    return cpu
+
 
 class Row:
     def __init__(self, figure, target, method):

@@ -43,6 +43,12 @@ static inline int intrapush_set_undumpable(void) {
     return prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
 }
 
+// Names the calling thread (at most 15 bytes shown), so that top -H, ps -L and /proc tell the
+// daemon's threads apart.
+static inline int intrapush_name_thread(const char *name) {
+    return prctl(PR_SET_NAME, (unsigned long)name, 0, 0, 0);
+}
+
 // The calling thread's id, for setpriority(2) on one thread (the local API's query thread).
 static inline pid_t intrapush_gettid(void) {
     return (pid_t)syscall(SYS_gettid);

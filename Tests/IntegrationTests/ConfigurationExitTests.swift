@@ -31,16 +31,34 @@ extension Integration {
             #expect(!FileManager.default.fileExists(atPath: database), "nothing opened before the configuration is valid")
         }
 
-        @Test("a database that cannot be created exits 74")
+        @Test("a database whose directory cannot be created exits 74, saying why")
         func unopenableDatabaseExits74() async throws {
             let directory = try TemporaryDirectory("it")
+            let file = try directory.write("a-file", "")
             let config = try directory.write(
                 "intrapushd.conf",
-                "host = \"127.0.0.1:9\"\norg = \"o\"\ntoken = \"t\"\ndatabase = \"\(directory.path)/missing/dir/n.sqlite3\"\n"
+                "host = \"127.0.0.1:9\"\norg = \"o\"\ntoken = \"t\"\ndatabase = \"\(file)/dir/n.sqlite3\"\n"
             )
             let daemon = try ManagedProcess(Binaries.path("intrapushd"), ["--config", config], directory: directory, name: "intrapushd")
             #expect(try await daemon.waitForExit() == 74)
-            #expect(daemon.stderr.contains("<3>cannot open the database"))
+            #expect(daemon.stderr.contains("<3>cannot create the database's directory: cannot create \(file)/dir: Not a directory"),
+                    "stderr: \(daemon.stderr)")
+        }
+
+        @Test("outside systemd the daemon creates its database's missing directories, mode 0751")
+        func createsDatabaseDirectory() async throws {
+            let directory = try TemporaryDirectory("it")
+            let database = "\(directory.path)/state/intrapush/n.sqlite3"
+            let token = makeToken()
+            let server = try await DevServerHandle(directory: directory, token: token)
+            let daemon = try DaemonHandle(directory: directory, serverPort: server.port, token: token, extra: ["database": "\"\(database)\""])
+            try await server.waitFor("the daemon to connect") { $0.connectionsOpen == 1 }
+            #expect(FileManager.default.fileExists(atPath: database))
+            for created in ["\(directory.path)/state", "\(directory.path)/state/intrapush"] {
+                let mode = try FileManager.default.attributesOfItem(atPath: created)[.posixPermissions] as? Int
+                #expect(mode == 0o751, "\(created)")
+            }
+            _ = daemon
         }
 
         @Test("--check-config prints the effective configuration with the token as ***")

@@ -13,16 +13,20 @@ page subset of it: torn and reordered writes), and from then on every operation 
 the machine is off, so the writer cannot slip in another write before the harness kills it.
 The harness then unmounts (fusermount3 -u -z) and mounts BACKING again: the reboot.
 
-Names: by default creating, removing and renaming entries is durable at once. With --strict a
-name is durable only once its directory is fsynced (strictns.py), as POSIX allows and ext4 does.
+Names: by default creating, removing and renaming entries (files, directories, sockets, FIFOs)
+is durable at once. With --strict a name is durable only once its directory is fsynced
+(strictns.py), as POSIX allows and ext4 does: a directory made and never fsynced into its parent
+is lost in a cut with all it holds.
 
-Control socket (unix stream, one line each way): `ping`, `stats`, `cut`, `cut torn`, `sync`
-(everything pending made durable, as a clean shutdown would). On a clean unmount without a cut,
-everything pending is made durable too.
+Control socket (control.py; unix stream, one line each way): `ping`, `stats`, `cut`, `cut torn`
+(whose reply gives the stats just before the cut: what it dropped or tore), `sync` (everything
+pending made durable, as a clean shutdown would). A clean unmount without a cut syncs too.
 
 Mounted without direct_io, so that the kernel page cache backs shared writable mmap (SQLite
 maps its WAL index, the -shm file, with MAP_SHARED), and without writeback caching (libfuse 2
 has none), so that every write() reaches this process at once and a cut catches all of them.
+Bytes stored through a shared mapping reach it only when the kernel writes the pages back, so a
+cut loses most of them: right for -shm, which SQLite rebuilds from the WAL on recovery.
 POSIX and flock locks stay in the kernel (no `lock` operation): one machine, so that is right.
 Single-threaded FUSE loop; one lock serialises it with the control thread. Needs Debian's
 python3-fusepy (module `fusepy`) and /usr/bin/python3; run as root.
@@ -31,10 +35,10 @@ import argparse
 import errno
 import os
 import random
-import socket
 import stat
 import threading
 
+import control
 from fusepy import FUSE, FuseOSError
 from pending import PendingFile
 from strictns import ATTIC, DurableNamespace
@@ -47,7 +51,7 @@ class CutFS:
         self.root = os.path.abspath(root)
         self.ns = DurableNamespace(self.root) if strict else None
         self.rng = random.Random(seed)
-        self.mutex = threading.Lock()
+        self.mutex = threading.Lock()  # not `lock`: fusepy would take that for the FUSE op
         self.off = False
         self.files = {}    # backing inode -> PendingFile, while open or dirty
         self.handles = {}  # FUSE file handle -> PendingFile
@@ -58,14 +62,12 @@ class CutFS:
 
     def __call__(self, op, path, *args):
         with self.mutex:
-            if op == "destroy":
-                return self.shutdown()
-            if self.off:
+            if self.off and op != "destroy":
                 raise FuseOSError(errno.EIO)
             return getattr(self, op)(path, *args)
 
     def real(self, path):
-        if path.startswith("/" + ATTIC):
+        if path == "/" + ATTIC or path.startswith("/" + ATTIC + "/"):
             raise FuseOSError(errno.ENOENT)
         return self.root + path.rstrip("/")
 
@@ -143,7 +145,7 @@ class CutFS:
         pending = self.handles.pop(fh)
         pending.opens -= 1
         if not pending.dirty:
-            self.forget(os.fstat(pending.fd).st_ino)
+            self.forget(pending.inode)
 
     # --- names ------------------------------------------------------------------------------
 
@@ -188,13 +190,25 @@ class CutFS:
         raise FuseOSError(errno.EPERM)  # SQLite makes none; strict mode would have to model them
 
     def mknod(self, path, mode, dev):
-        raise FuseOSError(errno.EPERM)
+        """Sockets (bind() of a Unix socket) and FIFOs; no devices. A name like a file's."""
+        if not (stat.S_ISSOCK(mode) or stat.S_ISFIFO(mode)):
+            raise FuseOSError(errno.EPERM)
+        real = self.real(path)
+        if self.ns:
+            self.ns.changing(real)
+        os.mknod(real, mode)
 
     def mkdir(self, path, mode):
-        os.mkdir(self.real(path), mode)
+        real = self.real(path)
+        if self.ns:
+            self.ns.changing(real)
+        os.mkdir(real, mode)
 
     def rmdir(self, path):
-        os.rmdir(self.real(path))
+        real = self.real(path)
+        if self.ns:
+            self.ns.changing(real)
+        os.rmdir(real)
 
     def chmod(self, path, mode):
         os.chmod(self.real(path), mode)
@@ -229,7 +243,8 @@ class CutFS:
         if self.ns:
             self.ns.sync_all()
 
-    def shutdown(self):
+    def destroy(self, path):
+        """A clean unmount (or the exit after a cut, which must write nothing)."""
         if not self.off:
             self.sync()
             self.close_all()
@@ -244,7 +259,7 @@ class CutFS:
         dirty = [pending for pending in self.files.values() if pending.dirty]
         figures = dict(self.counts, pending_files=len(dirty),
                        pending_bytes=sum(pending.pending_bytes for pending in dirty),
-                       open_files=len(self.files), off=int(self.off))
+                       tracked_files=len(self.files), off=int(self.off))
         return " ".join(f"{key}={value}" for key, value in figures.items())
 
     def command(self, line):
@@ -264,28 +279,6 @@ class CutFS:
             return "error unknown or refused command: " + line
 
 
-def serve_control(path, handle):
-    """The control socket, on a thread of its own: one line in, one line out, per command."""
-    if os.path.exists(path):
-        os.unlink(path)
-    server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    server.bind(path)
-    server.listen(4)
-
-    def client(conn):
-        with conn, conn.makefile("rw") as stream:
-            for line in stream:
-                stream.write(handle(line.strip()) + "\n")
-                stream.flush()
-
-    def accept():
-        while True:
-            conn, _ = server.accept()
-            threading.Thread(target=client, args=(conn,), daemon=True).start()
-
-    threading.Thread(target=accept, daemon=True).start()
-
-
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("action", choices=["mount"])
@@ -296,7 +289,7 @@ def main():
     parser.add_argument("--seed", type=int, default=0, help="for the torn writes of `cut torn`")
     args = parser.parse_args()
     fs = CutFS(args.backing, args.strict, args.seed)
-    serve_control(args.control, fs.command)
+    control.serve(args.control, fs.command)
     FUSE(fs, args.mountpoint, foreground=True, nothreads=True, allow_other=True, use_ino=True,
          big_writes=True, fsname="cutfs", subtype="cutfs")
 

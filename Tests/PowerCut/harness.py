@@ -3,25 +3,26 @@ selftest.py and the power-cut test of the daemon.
 
     with CutFSMount(backing, mountpoint, control, strict=False, seed=1) as fs:
         ... start the writer on `mountpoint` ...
-        fs.command("cut")   # the power goes; then kill the writer
-    # leaving the block unmounts (fusermount3 -u -z) and waits for cutfs to exit;
-    # mounting the same backing again is the reboot
+        fs.command("cut")   # the power goes; then SIGKILL the writer, still in the block
+    # leaving the block unmounts (fusermount3 -u -z) and waits for cutfs to exit (it exits
+    # once nothing has the mount open); mounting the same backing again is the reboot
 """
 import os
-import socket
 import subprocess
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir, "support"))
 from intrapush_test_support import wait_for  # noqa: E402
 
+import control  # noqa: E402
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 PYTHON = "/usr/bin/python3"  # Debian's, which has python3-fusepy
 
 
 class CutFSMount:
-    def __init__(self, backing, mountpoint, control, strict=False, seed=0, log=None):
-        self.backing, self.mountpoint, self.control = backing, mountpoint, control
+    def __init__(self, backing, mountpoint, control_socket, strict=False, seed=0, log=None):
+        self.backing, self.mountpoint, self.socket = backing, mountpoint, control_socket
         self.strict, self.seed, self.log = strict, seed, log
         self.process = None
 
@@ -29,7 +30,7 @@ class CutFSMount:
         os.makedirs(self.backing, exist_ok=True)
         os.makedirs(self.mountpoint, exist_ok=True)
         argv = [PYTHON, os.path.join(HERE, "cutfs.py"), "mount", self.backing, self.mountpoint,
-                "--control", self.control, "--seed", str(self.seed)]
+                "--control", self.socket, "--seed", str(self.seed)]
         if self.strict:
             argv.append("--strict")
         self.process = subprocess.Popen(argv, stdout=self.log, stderr=subprocess.STDOUT)
@@ -53,18 +54,8 @@ class CutFSMount:
             return False
 
     def command(self, line, timeout=30):
-        """One control command; returns its one-line reply."""
-        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as conn:
-            conn.settimeout(timeout)
-            conn.connect(self.control)
-            conn.sendall(line.encode() + b"\n")
-            reply = b""
-            while not reply.endswith(b"\n"):
-                chunk = conn.recv(4096)
-                if not chunk:
-                    raise OSError(f"cutfs closed the control socket after {reply!r}")
-                reply += chunk
-            return reply.decode().strip()
+        """One control command (see cutfs.py); returns its one-line reply."""
+        return control.send(self.socket, line, timeout)
 
     def __exit__(self, *exc):
         # Lazy unmount: it succeeds even while a killed writer's files are still being closed.

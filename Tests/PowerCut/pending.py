@@ -20,6 +20,7 @@ PAGE = 4096
 class PendingFile:
     def __init__(self, fd):
         self.fd = fd      # the backing file, opened O_RDWR and never O_APPEND (pwrite must place)
+        self.inode = os.fstat(fd).st_ino
         self.opens = 0    # open handles through the mount
         self.reset()
 

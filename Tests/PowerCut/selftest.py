@@ -84,7 +84,8 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--modes", default="OFF,NORMAL,FULL")
-    parser.add_argument("--strict", action="store_true", help="cutfs --strict (names need fsyncdir)")
+    parser.add_argument("--strict", action="store_true",
+                        help="cutfs --strict (names need fsyncdir)")
     parser.add_argument("--seed", type=int, default=1, help="round i uses seed+i")
     parser.add_argument("--rate", type=float, default=0, help="writer's commits/s at most")
     parser.add_argument("--keep", action="store_true", help="keep the rounds' directories")

@@ -5,8 +5,8 @@ a WAL).
 
 Namespace operations go to the backing store at once, so that the mount needs no second copy
 of the tree. What makes a cut possible to undo:
-- `snapshots`: for each directory changed since its last fsync, its non-directory entries
-  (name -> inode) as they were then, taken just before the first change;
+- `snapshots`: for each directory changed since its last fsync, its entries (name -> inode;
+  subdirectories apart) as they were then, taken just before the first change;
 - the attic (ATTIC in the backing root, hidden from the mount): a hard link to every inode that
   loses a name (unlink, or the target of a rename), so that a cut can bring the name back. An
   fsync of the directory drops the snapshot and whatever the attic holds that no snapshot names.
@@ -15,8 +15,12 @@ name another inode) go, then the snapshot's names come back, linked from the att
 wherever the inode is now (renamed into a directory that was fsynced since). File data is kept
 per inode (pending.py), so it follows the inode through all this.
 
-Not modelled: directories themselves (mkdir, rmdir) are durable at once; so are chmod, chown
-and times; a cut is all or nothing for names (a torn cut tears data only).
+Subdirectories are names too (mkdir, rmdir, rename): one made since its parent's last fsync goes
+with all it holds (as on a disk where its entry never reached the parent), one renamed away is
+moved back, one removed (so it was empty) comes back empty.
+
+Not modelled: chmod, chown and times are durable at once; a cut is all or nothing for names (a
+torn cut tears data only).
 """
 import os
 import shutil
@@ -32,14 +36,15 @@ class DurableNamespace:
         # A leftover attic belongs to a run that ended without a cut: its removals stand.
         shutil.rmtree(self.attic, ignore_errors=True)
         os.mkdir(self.attic)
-        self.snapshots = {}  # directory (backing path) -> {name: inode}
+        self.snapshots = {}  # directory (backing path) -> ({name: inode}, {subdirectory: inode})
 
     def entries(self, directory):
-        found = {}
+        files, subdirectories = {}, {}
         for entry in os.scandir(directory):
-            if not entry.is_dir(follow_symlinks=False) and entry.path != self.attic:
-                found[entry.name] = entry.inode()
-        return found
+            if entry.path != self.attic:
+                kind = subdirectories if entry.is_dir(follow_symlinks=False) else files
+                kind[entry.name] = entry.inode()
+        return files, subdirectories
 
     def changing(self, path):
         """Call before an operation adds, removes or replaces the name `path`."""
@@ -60,7 +65,7 @@ class DurableNamespace:
         """fsyncdir: the directory's entries as they are now are durable."""
         if self.snapshots.pop(directory, None) is None:
             return
-        needed = {inode for names in self.snapshots.values() for inode in names.values()}
+        needed = {inode for files, _ in self.snapshots.values() for inode in files.values()}
         for name in os.listdir(self.attic):
             if int(name) not in needed:
                 os.unlink(os.path.join(self.attic, name))
@@ -74,19 +79,37 @@ class DurableNamespace:
         """The power cut: every changed directory goes back to its last durable entries.
         Returns how many names were removed and brought back."""
         removed = restored = 0
-        for directory, durable in self.snapshots.items():
+        # Shallowest first: a directory is back before the names inside it are put back.
+        changed = sorted(self.snapshots.items(), key=lambda item: item[0].count(os.sep))
+        wanted = {inode for _, (_, subdirectories) in changed for inode in subdirectories.values()}
+        for directory, (durable, durable_subdirectories) in changed:
             if not os.path.isdir(directory):
-                continue  # removed since (rmdir is durable at once)
-            for name, inode in self.entries(directory).items():
+                continue  # gone with a directory removed above
+            files, subdirectories = self.entries(directory)
+            for name, inode in subdirectories.items():
+                if durable_subdirectories.get(name) != inode:
+                    path = os.path.join(directory, name)
+                    if inode in wanted:  # renamed: kept aside, to be moved back below
+                        os.rename(path, os.path.join(self.attic, f"dir-{inode}"))
+                    else:
+                        self.discard(path)
+                    removed += 1
+            for name, inode in files.items():
                 if durable.get(name) != inode:
                     path = os.path.join(directory, name)
                     self.keep(path)
                     os.unlink(path)
                     removed += 1
         elsewhere = None
-        for directory, durable in self.snapshots.items():
+        for directory, (durable, durable_subdirectories) in changed:
             if not os.path.isdir(directory):
                 continue
+            for name, inode in durable_subdirectories.items():
+                path = os.path.join(directory, name)
+                if not os.path.lexists(path):
+                    aside = os.path.join(self.attic, f"dir-{inode}")
+                    os.rename(aside, path) if os.path.isdir(aside) else os.mkdir(path)
+                    restored += 1
             for name, inode in durable.items():
                 path = os.path.join(directory, name)
                 if os.path.lexists(path):
@@ -101,6 +124,14 @@ class DurableNamespace:
                     restored += 1
         self.sync_all()
         return removed, restored
+
+    def discard(self, tree):
+        """A directory whose name was never durable goes, with all it holds; its files keep
+        their inodes in the attic, in case one of them was moved there from a durable name."""
+        for directory, _, names in os.walk(tree):
+            for name in names:
+                self.keep(os.path.join(directory, name))
+        shutil.rmtree(tree)
 
     def inodes(self):
         found = {}

@@ -9,6 +9,10 @@ import Darwin
 /// Reads the small files the configuration names — the configuration itself, the token, the CA
 /// file — with plain POSIX calls, so that a failure reads like the system's own (`No such file or
 /// directory`) instead of a Foundation error domain.
+///
+/// Only regular files are read. Every open is non-blocking, so that a named pipe (FIFO) put in
+/// place of one — whose open would wait for a writer, forever — is refused at once, like a
+/// device or a socket.
 package enum FileReader {
     package struct Failure: Error, Equatable {
         /// `strerror` text, or our own reason such as "is a directory".
@@ -35,15 +39,15 @@ package enum FileReader {
 
     /// Whether `path` is a regular file this process can open for reading; the reason when not.
     static func checkReadable(atPath path: String) -> Failure? {
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else { return systemFailure() }
+        let descriptor = openForReading(path)
+        guard descriptor >= 0 else { return openFailure(path) }
         defer { close(descriptor) }
         return checkRegularFile(descriptor)
     }
 
     package static func readBytes(atPath path: String) -> Result<[UInt8], Failure> {
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else { return .failure(systemFailure()) }
+        let descriptor = openForReading(path)
+        guard descriptor >= 0 else { return .failure(openFailure(path)) }
         defer { close(descriptor) }
         if let failure = checkRegularFile(descriptor) { return .failure(failure) }
         var bytes: [UInt8] = []
@@ -62,14 +66,38 @@ package enum FileReader {
         }
     }
 
+    /// Non-blocking (a FIFO opens at once instead of waiting for a writer), and never this
+    /// process's controlling terminal.
+    private static func openForReading(_ path: String) -> Int32 {
+        open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY)
+    }
+
+    /// A socket cannot be opened at all (`ENXIO`): say what it is rather than "No such device".
+    private static func openFailure(_ path: String) -> Failure {
+        let failure = systemFailure()
+        var status = stat()
+        if !failure.isMissing, lstat(path, &status) == 0, let kind = notRegular(status.st_mode) {
+            return Failure(reason: kind, isMissing: false)
+        }
+        return failure
+    }
+
     private static func checkRegularFile(_ descriptor: Int32) -> Failure? {
         var status = stat()
         guard fstat(descriptor, &status) == 0 else { return systemFailure() }
-        guard (status.st_mode & S_IFMT) == S_IFREG else {
-            let isDirectory = (status.st_mode & S_IFMT) == S_IFDIR
-            return Failure(reason: isDirectory ? "is a directory" : "is not a regular file", isMissing: false)
+        return notRegular(status.st_mode).map { Failure(reason: $0, isMissing: false) }
+    }
+
+    /// What a file that is not a regular one is, in words; nil for a regular file.
+    private static func notRegular(_ mode: mode_t) -> String? {
+        switch mode & S_IFMT {
+        case S_IFREG: nil
+        case S_IFDIR: "is a directory"
+        case S_IFIFO: "is a named pipe (FIFO), not a regular file"
+        case S_IFSOCK: "is a socket, not a regular file"
+        case S_IFCHR, S_IFBLK: "is a device, not a regular file"
+        default: "is not a regular file"
         }
-        return nil
     }
 
     private static func systemFailure() -> Failure {

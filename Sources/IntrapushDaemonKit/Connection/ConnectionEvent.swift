@@ -2,8 +2,6 @@
 enum ConnectionEvent: Sendable {
     /// The heartbeat text and a ping went out.
     case heartbeatSent(atMilliseconds: Int64)
-    /// A batch of `count` pushes was committed and acknowledged.
-    case batchAcknowledged(count: Int)
     /// The connection ended; nothing more will come from it.
     case closed(DisconnectReason)
 }

@@ -90,7 +90,7 @@ extension PushConnectionHandler {
             let now = NIODeadline.now().uptimeNanoseconds
             for push in batch { metrics.pushAcknowledged(afterNanoseconds: now &- push.arrivedAtUptimeNanoseconds) }
         }
-        events.send(.batchAcknowledged(count: batch.count))
+        committer.acknowledged(batch.count)
     }
 
     private func setReading(_ isEnabled: Bool, context: ChannelHandlerContext) {

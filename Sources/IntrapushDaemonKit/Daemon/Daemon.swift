@@ -46,6 +46,13 @@ package struct Daemon {
 
         let store: NotificationStore
         do {
+            // Under the unit systemd made it (StateDirectory=); elsewhere the daemon does, alike.
+            try DurableFile.makeDirectories(DurableFile.directory(of: configuration.database), mode: 0o751)
+        } catch {
+            logger.error("cannot create the database's directory: \(error)")
+            throw DaemonExit(status: 74)
+        }
+        do {
             store = try NotificationStore(path: configuration.database)
         } catch {
             logger.error("cannot open the database \(configuration.database): \(error)")

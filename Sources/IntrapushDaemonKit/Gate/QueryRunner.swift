@@ -84,6 +84,7 @@ final class QueryRunner: @unchecked Sendable {
     /// opened it before it listened).
     private func openReader() throws -> NotificationReader {
         if !isThreadNiced {
+            ThreadName.query.apply()
             // A user's long search must not take the CPU from the store thread and the event
             // loop on a small machine: SCHED_IDLE (for this thread alone, on Linux) runs it only
             // when they have nothing to do; where it is refused, nice 19.

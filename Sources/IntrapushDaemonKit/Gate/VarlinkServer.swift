@@ -38,7 +38,9 @@ final class VarlinkServer: Service, Sendable {
             databasePath: databasePath, eventLoop: eventLoop, maximumWaiting: limits.maximumWaitingQueries,
             betweenScanPieces: { storeWorker.waitForHeldBackCheckpoint(atMost: 0.05) })
         let gate = Gate(limits: limits, outbox: outbox, queries: queries, policy: policy, liveState: liveState, logger: logger)
-        storeWorker.observeCommits { eventLoop.execute { gate.subscriptions.committed() } }
+        storeWorker.observeCommits { counts in
+            if counts.stored > 0 { eventLoop.execute { gate.subscriptions.committed() } }
+        }
         let admission = GateAdmission(limits: limits, eventLoop: eventLoop)
         let channel = try await ServerBootstrap(group: eventLoop)
             .serverChannelOption(.backlog, value: 128)

@@ -133,47 +133,6 @@ extension SessionLoop {
         waitTimer = schedule(.networkRecheck, after: configuration.reconnectMax, tasks: &tasks)
     }
 
-    mutating func reload(tasks: inout DiscardingTaskGroup) {
-        service.notifier.reloading()
-        logger.info("reloading the configuration")
-        let loaded: LoadedConfiguration
-        do {
-            loaded = try service.reloadConfiguration()
-        } catch {
-            for problem in error.problems {
-                logger.error("reload: \(problem)")
-            }
-            logger.error("reload failed; still running with the previous configuration")
-            service.notifier.ready(status: status)
-            return
-        }
-        for warning in loaded.warnings { logger.warning("\(warning)") }
-        let new = loaded.configuration
-        let requiresReconnect = new.connection != configuration.connection || new.hosts != configuration.hosts
-        if new.database != configuration.database {
-            logger.warning("database moves to \(new.database) only after a restart")
-        }
-        if new.metricsListen != configuration.metricsListen || new.metricsFile != configuration.metricsFile {
-            logger.warning("metrics_listen and metrics_file change only after a restart")
-        }
-        service.outbox.settingsChanged(new.outbox)
-        service.logLevel.level = new.logLevel.loggerLevel
-        if requiresReconnect {
-            dialers = [:]  // a new ca_file or host needs new ones
-        }
-        configuration = new
-        reloadedHookAndRetention(new, tasks: &tasks)
-        logger.info(requiresReconnect ? "connection settings changed: reconnecting" : "configuration reloaded; connection kept")
-        let backoff = Backoff(minimum: new.reconnectMin, maximum: new.reconnectMax)
-        perform(
-            machine.reloaded(
-                requiresReconnect: requiresReconnect, backoff: backoff, serverCount: new.hosts.count,
-                failbackInterval: .some(new.failbackInterval)),
-            tasks: &tasks)
-        checkRoute(tasks: &tasks)  // a new host may be reachable where the old one was not
-        service.notifier.ready(status: status)
-    }
-
     func recordStopped() async {
         persistStopped()
         await service.storeWorker.flushLiveState()

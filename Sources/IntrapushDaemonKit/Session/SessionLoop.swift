@@ -26,6 +26,9 @@ struct SessionLoop {
     var statusRenewal = StatusRenewal<ContinuousClock.Instant>(spacing: .seconds(1)) { $0.advanced(by: $1) }
     var status = ""
     var isFinished = false
+    /// A reload's read runs (`SessionLoop+Reload`); another SIGHUP meanwhile asks for one more.
+    var isReadingConfiguration = false
+    var rereadWhenRead = false
     /// The `on_notification` runner(s); each connection hands its stored notifications over.
     var hooks: HookRunners
     /// Nil when systemd asked for no watchdog.
@@ -80,6 +83,8 @@ struct SessionLoop {
             handle(connectionEvent, of: id, tasks: &tasks)
         case .timerFired(let timer) where !timer.isCancelled:
             timerFired(timer.due, tasks: &tasks)
+        case .pushesCommitted:
+            if channel != nil { countsChanged(tasks: &tasks) }
         case .networkChanged(let change):
             networkChanged(change, tasks: &tasks)
         case .shutdownRequested:
@@ -88,7 +93,9 @@ struct SessionLoop {
             setStatus("stopping")
             perform(machine.shutdownRequested(), tasks: &tasks)
         case .reloadRequested:
-            reload(tasks: &tasks)
+            reloadRequested()
+        case .configurationRead(let result):
+            configurationRead(result, tasks: &tasks)
         case .timerFired:
             break  // cancelled before it came
         }
@@ -119,9 +126,6 @@ struct SessionLoop {
             // In memory only: `intrapush status` asks the daemon, so a heartbeat writes nothing.
             persist(writing: false) { $0.lastHeartbeatAt = at }
             service.storeWorker.releaseMemoryIfUsed()
-        case .batchAcknowledged(let count):
-            service.storeWorker.amendLiveState { $0.ackedTotal += Int64(count) }
-            if id == machine.openConnectionID { countsChanged(tasks: &tasks) }
         case .closed(let reason):
             // A discarded dial's channel left the map when it was closed: its end says nothing.
             let wasKept = channels.removeValue(forKey: id) != nil

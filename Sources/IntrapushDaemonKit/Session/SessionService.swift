@@ -14,10 +14,14 @@ final class SessionService: Service, Sendable {
         case dialSucceeded(any Channel, ConnectionID)
         case dialFailed(DisconnectReason, ConnectionID)
         case connection(ConnectionEvent, ConnectionID)
+        /// The store committed pushes: the status line's count changed (sent from the store thread).
+        case pushesCommitted
         /// The netlink monitor saw the network change (sent from the monitor's thread).
         case networkChanged(NetworkChange)
         case shutdownRequested
         case reloadRequested
+        /// What a reload read, from its own thread (`SessionLoop+Reload`).
+        case configurationRead(Result<ReadConfiguration, ConfigurationError>)
         /// A timer of the loop ran out (`SessionTimer`); void when it was cancelled.
         case timerFired(SessionTimer)
     }
@@ -64,6 +68,7 @@ final class SessionService: Service, Sendable {
     func run() async throws {
         let continuation = events.continuation
         var loop = SessionLoop(service: self, configuration: initialConfiguration)
+        storeWorker.observeCommits { [weak self] _ in self?.send(.pushesCommitted) }
         let monitor = startNetworkMonitor()
         defer { monitor?.stop() }
         loop.watchNetwork(isMonitored: monitor != nil)

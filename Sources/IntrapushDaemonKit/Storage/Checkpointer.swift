@@ -31,6 +31,7 @@ final class Checkpointer: Sendable {
         self.connection = UncheckedConnection(connection)
         pool = NIOThreadPool(numberOfThreads: 1)
         pool.start()
+        pool.submit { _ in ThreadName.checkpoint.apply() }
     }
 
     /// Checkpoints run so far (for tests and statistics).

@@ -10,6 +10,7 @@ final class StoreThread: Sendable {
 
     init() {
         pool.start()
+        pool.submit { _ in ThreadName.store.apply() }
     }
 
     /// Runs `body` on the thread after everything submitted before; `isActive` is false when the

@@ -20,9 +20,9 @@ final class StoreWorker: PushCommitter, Sendable {
     /// shows as a larger total, so the push path keeps no flag of its own.
     private let receivedAtLastRelease: NIOLockedValueBox<Int64>
     private let logger: Logger
-    /// Told on the store thread after each commit that stored new rows (the local API's
-    /// subscriptions); each must only hand the news to its own thread.
-    private let commitObservers = NIOLockedValueBox<[@Sendable () -> Void]>([])
+    /// Told on the store thread after each commit of pushes, with its counts (the local API's
+    /// subscriptions, the session's status line); each must only hand the news to its own thread.
+    private let commitObservers = NIOLockedValueBox<[@Sendable (BatchCounts) -> Void]>([])
 
     init(store: NotificationStore, initialState: LiveState, logger: Logger) {
         self.store = store
@@ -63,14 +63,18 @@ final class StoreWorker: PushCommitter, Sendable {
             }
             if let counts {
                 liveState.withLockedValue { $0.record(counts) }
-                if counts.stored > 0 { for observer in self.commitObservers.withLockedValue({ $0 }) { observer() } }
+                for observer in self.commitObservers.withLockedValue({ $0 }) { observer(counts) }
             }
             return outcomes
         }
     }
 
-    /// Calls `observer` after every commit that stored new notifications.
-    func observeCommits(_ observer: @escaping @Sendable () -> Void) {
+    func acknowledged(_ count: Int) {
+        amendLiveState { $0.ackedTotal += Int64(count) }
+    }
+
+    /// Calls `observer` after every commit of pushes.
+    func observeCommits(_ observer: @escaping @Sendable (BatchCounts) -> Void) {
         commitObservers.withLockedValue { $0.append(observer) }
     }
 

@@ -2,8 +2,10 @@
 import Glibc
 #endif
 
-/// The cursor's file, `notifier-cursor` in the state directory: written whole to a temporary file
-/// and renamed over, so that a crash leaves the old cursor or the new one, never half of one.
+import IntrapushSupport
+
+/// The cursor's file, `notifier-cursor` in the state directory: replaced whole (`DurableFile`), so
+/// that a crash or a power cut leaves the old cursor or the new one, never half of one or none.
 struct CursorFile {
     let directory: String
     let database: String
@@ -25,29 +27,16 @@ struct CursorFile {
         return NotifierCursor.parse(String(decoding: bytes[..<count], as: UTF8.self), database: database)
     }
 
-    /// Writes the cursor; the problem in words when it could not.
+    /// Writes the cursor, durably (a mark the agent accepted survives a power cut); the problem
+    /// in words when it could not. The directory is private to the user: the file says which
+    /// notifications they have seen.
     func save(_ cursor: NotifierCursor) -> String? {
-        guard makeDirectory() else { return "cannot create \(directory): \(String(cString: strerror(errno)))" }
-        let temporary = path + ".new"
-        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0o600)
-        guard descriptor >= 0 else { return "cannot write \(temporary): \(String(cString: strerror(errno)))" }
-        let bytes = Array(cursor.text(database: database).utf8)
-        let written = bytes.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
-        close(descriptor)
-        guard written == bytes.count, rename(temporary, path) == 0 else {
-            unlink(temporary)
-            return "cannot write \(path): \(String(cString: strerror(errno)))"
+        do {
+            try DurableFile.makeDirectories(directory, mode: 0o700)
+            try DurableFile.replace(path, with: Array(cursor.text(database: database).utf8), mode: 0o600)
+            return nil
+        } catch {
+            return error.description
         }
-        return nil
-    }
-
-    /// `mkdir -p`, private to the user: the file says which notifications they have seen.
-    private func makeDirectory() -> Bool {
-        var partial = directory.hasPrefix("/") ? "" : "."
-        for component in directory.split(separator: "/", omittingEmptySubsequences: true) {
-            partial += "/" + component
-            if mkdir(partial, 0o700) != 0 && errno != EEXIST { return false }
-        }
-        return true
     }
 }

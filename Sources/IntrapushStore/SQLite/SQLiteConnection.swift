@@ -1,5 +1,6 @@
 import CIntrapushSearch
 import CSQLite
+import IntrapushSupport
 
 #if canImport(Glibc)
 import Glibc
@@ -78,12 +79,15 @@ package final class SQLiteConnection {
     package static let newDatabaseMode: mode_t = 0o640
 
     /// Creates an empty database file with `newDatabaseMode` (exactly: `fchmod` after the
-    /// umask), never through a link; SQLite then finds it and writes the schema into it.
+    /// umask), never through a link; SQLite then finds it and writes the schema into it. Its name
+    /// is made durable (the directory synced): SQLite syncs the journals it creates, not that.
     static func createIfMissing(_ path: String) {
         let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, newDatabaseMode)
         guard descriptor >= 0 else { return }  // it exists (or cannot be made: SQLite says why)
         fchmod(descriptor, newDatabaseMode)
+        fsync(descriptor)
         close(descriptor)
+        try? DurableFile.syncDirectory(DurableFile.directory(of: path))
     }
 
     /// Runs once, before the first open (a static is initialised lazily and exactly once).

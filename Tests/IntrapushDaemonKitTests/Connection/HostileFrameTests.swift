@@ -19,6 +19,8 @@ struct HostileFrameTests {
             batches += 1
             return eventLoop.makePromise(of: [StoreOutcome].self).futureResult
         }
+
+        func acknowledged(_ count: Int) {}
     }
 
     let channel = EmbeddedChannel()

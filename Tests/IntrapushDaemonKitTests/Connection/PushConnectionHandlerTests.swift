@@ -16,12 +16,17 @@ struct PushConnectionHandlerTests {
         // Touched only on the embedded event loop, which is the test's thread.
         var batches: [[String?]] = []
         var promises: [EventLoopPromise<[StoreOutcome]>] = []
+        var acknowledgedCount = 0
 
         func commit(_ pushes: [Push], on eventLoop: any EventLoop) -> EventLoopFuture<[StoreOutcome]> {
             batches.append(pushes.map(\.messageID))
             let promise = eventLoop.makePromise(of: [StoreOutcome].self)
             promises.append(promise)
             return promise.futureResult
+        }
+
+        func acknowledged(_ count: Int) {
+            acknowledgedCount += count
         }
     }
 
@@ -85,11 +90,13 @@ struct PushConnectionHandlerTests {
         try receive("a", "b", "c")
         #expect(committer.batches == [["a"]])
         #expect(try written() == [])
+        #expect(committer.acknowledgedCount == 0)
         finishCommit(0)
         #expect(try written() == ["ack a"])
         #expect(committer.batches == [["a"], ["b", "c"]])
         finishCommit(1)
         #expect(try written() == ["ack b", "ack c"])
+        #expect(committer.acknowledgedCount == 3, "the live state counts what was acknowledged")
     }
 
     @Test("a failed commit acknowledges nothing, closes with 1011 and reports the store failure")

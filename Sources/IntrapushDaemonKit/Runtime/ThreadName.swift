@@ -1,0 +1,14 @@
+import CLinux
+
+/// The names the daemon gives its threads (`top -H`, `ps -L`, `/proc/PID/task/*/comm`): NIO's
+/// pools all call theirs "TP-#0".
+enum ThreadName: String {
+    case store = "intrapush-store"
+    case query = "intrapush-query"
+    case checkpoint = "intrapush-ckpt"
+
+    /// Names the calling thread.
+    func apply() {
+        _ = intrapush_name_thread(rawValue)
+    }
+}

@@ -1,0 +1,237 @@
+#!/usr/bin/python3
+"""The power-cut test of the daemon: does intrapushd keep what it acknowledged when the power
+goes, and come back on what survived?
+
+Each seeded round puts the daemon's database (and only it) on a cutfs mount (cutfs.py: unsynced
+writes live in memory until fsync), has the server of push_server.py stream pushes to it, and a
+sender thread run `intrapush send` in a loop. After a random 0.5–2.5 s from the connection (in
+every other strict round 0–1 s from the daemon's start, which creates the database's directory
+and the database: are they durable?) the power goes (`cut`, or `cut torn` in about half the rounds), the daemon and
+the CLI in flight are SIGKILLed, and the same backing is mounted again: the reboot. Then:
+- PRAGMA integrity_check is ok (no database at all is ok only if nothing was acknowledged);
+- every push the server saw acknowledged is in `notifications`;
+- every `intrapush send` that exited 0 is in `outbox`;
+- the daemon starts on the database again and reconnects, the server receives every outbox
+  message still queued or sent, every send that exited 0 has reached the server by then, and a
+  new push is acknowledged; SIGTERM stops it with 0.
+Strict rounds (cutfs --strict) make a name durable only once its directory is fsynced.
+
+    powercut.py [--rounds 30] [--strict-rounds 10] [--seed S] [--no-first-second] [--keep]
+                [--binaries .build/release]
+
+Run as root with Debian's /usr/bin/python3 (python3-fusepy). Exit 1 on any loss, a database
+that is not intact, a failed restart or an outbox message that never reached the server; the
+directories of failed rounds are kept. A round is replayed with `--seed S --rounds 1`, plus
+`--strict-rounds 1` for a strict one (the seed fixes the cut's moment and kind,
+not how far the daemon got by then).
+"""
+import argparse
+import os
+import random
+import shutil
+import sqlite3
+import tempfile
+import time
+
+from harness import CutFSMount
+from intrapush_test_support import daemon_environment, start_daemon, stop, wait_for
+from push_server import ACK_TEXT, UPSTREAM_ACK, PushServer
+from sender import Sender
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
+CONFIG = """host = "127.0.0.1:{port}"
+org = "acme"
+token = "powercut-token"
+database = "{database}"
+heartbeat_interval = "1s"
+reconnect_min = "100ms"
+reconnect_max = "1s"
+connect_timeout = "2s"
+log_level = "info"
+ack_text = "{ack}"
+upstream_ack_text = "{upstream_ack}"
+"""
+
+
+def inspect(database):
+    """After the reboot: (integrity_check's verdict, push ids stored, {outbox id: state})."""
+    if not os.path.exists(database):
+        return "no database", set(), {}
+    # Read-only: no checkpoint on close, so that the daemon's own recovery is what runs next.
+    db = sqlite3.connect(f"file:{database}?mode=ro", uri=True, isolation_level=None)
+    try:
+        verdict = "; ".join(row[0] for row in db.execute("PRAGMA integrity_check"))
+        tables = {row[0] for row in db.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+        pushes = {row[0] for row in db.execute("SELECT message_id FROM notifications")} \
+            if "notifications" in tables else set()
+        outbox = dict(db.execute("SELECT message_id, state FROM outbox")) if "outbox" in tables else {}
+        return verdict, pushes, outbox
+    except sqlite3.DatabaseError as error:
+        return f"error: {error}", set(), {}
+    finally:
+        db.close()
+
+
+def one_round(number, seed, strict, first_second, options, workdir):
+    rng = random.Random(seed)
+    torn = rng.random() < 0.5
+    delay = rng.uniform(0.0, 1.0) if first_second else rng.uniform(0.5, 2.5)
+    root = os.path.join(workdir, f"r{number}")
+    backing, mountpoint, control = (os.path.join(root, name) for name in ("backing", "mnt", "ctl"))
+    database = os.path.join(mountpoint, "state", "notifications.sqlite3")
+    os.makedirs(backing)  # the daemon creates `state` in it
+    server = PushServer(number)
+    config = os.path.join(root, "intrapush.conf")
+    with open(config, "w") as file:
+        file.write(CONFIG.format(port=server.port, database=database, ack=ACK_TEXT,
+                                 upstream_ack=UPSTREAM_ACK))
+    environment = daemon_environment(root, os.environ)
+    daemon_binary = os.path.join(options.binaries, "intrapushd")
+    r = dict(number=number, seed=seed, strict=strict, torn=torn, first_second=first_second,
+             delay=delay, acked=0, lost=0, verdict="not checked", intact=False, sends=0, sends_lost=0,
+             waiting=0, delivered=False, restarted=False, problems=[], stats="")
+    started = time.monotonic()
+    log = open(os.path.join(root, "log"), "ab")  # the daemon's and cutfs's
+    sends_log = open(os.path.join(root, "sends.log"), "ab")  # the CLI's complaints
+    try:
+        with CutFSMount(backing, mountpoint, control, strict, seed, log) as fs:
+            daemon = start_daemon(daemon_binary, config, environment, stderr=log)
+            launched = time.monotonic()
+            sender = Sender(os.path.join(options.binaries, "intrapush"), config, environment,
+                            number, sends_log)
+            try:
+                if first_second:
+                    sender.start()
+                    time.sleep(max(0.0, launched + delay - time.monotonic()))
+                else:
+                    wait_for("the daemon to connect",
+                             lambda: daemon.poll() is not None or server.latest() > 0, timeout=20)
+                    if daemon.poll() is not None:
+                        r["problems"].append(f"the daemon exited {daemon.returncode} before connecting")
+                    else:
+                        sender.start()
+                        time.sleep(delay)  # the random moment is the point: no condition to wait for
+                r["stats"] = fs.command("cut torn" if torn else "cut")
+            finally:
+                daemon.kill()
+                daemon.wait()
+                sender.halt()
+            if first_second and daemon.returncode not in (-9, None):
+                r["problems"].append(f"the daemon exited {daemon.returncode} before the cut")
+            # Acknowledgements already in the socket's buffer count: the daemon sent them.
+            wait_for("the server to see the daemon go", lambda: server.open_connections() == 0)
+        acked, sends, before = server.acked_ids(), list(sender.ok), server.latest()
+        r.update(acked=len(acked), sends=len(sends), send_failures=sender.failures)
+
+        with CutFSMount(backing, mountpoint, control, strict, seed, log):  # the reboot
+            verdict, pushes, outbox = inspect(database)
+            r["verdict"] = verdict
+            # No database at all is a state the daemon may be in when nothing depended on it yet.
+            r["intact"] = verdict == "ok" or (verdict == "no database" and not acked and not sends)
+            r["lost"] = len(acked - pushes)
+            r["first_lost"] = sorted(acked - pushes)[:3]
+            r["sends_lost"] = sum(message_id not in outbox for message_id in sends)
+            waiting = {key for key, state in outbox.items() if state in ("queued", "sent")}
+            r["waiting"] = len(waiting)
+            daemon = start_daemon(daemon_binary, config, environment, stderr=log)
+            try:
+                wait_for("the daemon to reconnect", lambda: daemon.poll() is not None
+                         or server.latest() > before, timeout=20)
+                if daemon.poll() is not None:
+                    raise AssertionError(f"the daemon exited {daemon.returncode} after the reboot")
+                latest = server.latest()
+                wait_for("a push acknowledged after the restart",
+                         lambda: server.acked_on(latest) > 0, timeout=20)
+                r["restarted"] = True
+                wait_for("the waiting outbox messages at the server",
+                         lambda: waiting <= server.received_ids(before), timeout=20)
+                never = set(sends) - server.received_ids()
+                r["delivered"] = not never
+                if never:
+                    r["problems"].append(f"{len(never)} sends never reached the server: {sorted(never)[:3]}")
+            finally:
+                status = stop(daemon)
+            if r["restarted"] and status != 0:
+                r["restarted"] = False
+                r["problems"].append(f"the restarted daemon exited {status} on SIGTERM")
+    except AssertionError as error:  # a wait timed out, or the restarted daemon exited
+        r["problems"].append(str(error))
+    except Exception as error:  # noqa: BLE001 -- the round fails, the others still run
+        r["problems"].append(f"{type(error).__name__}: {error}")
+    finally:
+        server.close()
+        log.close()
+        sends_log.close()
+    r["seconds"] = time.monotonic() - started
+    r["passed"] = (r["lost"] == 0 and r["sends_lost"] == 0 and r["intact"]
+                   and r["restarted"] and r["delivered"] and not r["problems"])
+    return r
+
+
+def describe(r):
+    kind = ("strict" if r["strict"] else "plain ") + (" torn" if r["torn"] else " cut ")
+    when = f"{'first-second ' if r['first_second'] else ''}after {r['delay']:.2f}s"
+    failures = ",".join(f"{code}:{count}" for code, count in sorted(r.get("send_failures", {}).items(), key=str))
+    line = (f"round {r['number']} seed={r['seed']} {kind} {when}: acked={r['acked']} "
+            f"lost={r['lost']} integrity={r['verdict']!r} sends={r['sends']} "
+            f"(failed {failures or 0}) sends_lost={r['sends_lost']} waiting={r['waiting']} "
+            f"delivered={'yes' if r['delivered'] else 'NO'} "
+            f"restarted={'yes' if r['restarted'] else 'NO'} {r['seconds']:.1f}s "
+            f"{'ok' if r['passed'] else 'FAILED'}")
+    if r["lost"]:
+        line += f" first lost {r['first_lost']}"
+    for problem in r["problems"]:
+        line += f"\n    {problem}"
+    return line + f"\n    at cut: {r['stats']}"
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--rounds", type=int, default=30)
+    parser.add_argument("--strict-rounds", type=int, default=10, help="of the rounds, cutfs --strict")
+    parser.add_argument("--seed", type=int, default=None, help="round i uses seed+i")
+    parser.add_argument("--no-first-second", dest="first_second", action="store_false",
+                        help="no strict round cuts within 1 s of the daemon's start")
+    parser.add_argument("--keep", action="store_true", help="keep every round's directory")
+    parser.add_argument("--binaries", default=os.path.join(ROOT, ".build", "release"))
+    options = parser.parse_args()
+    options.binaries = os.path.abspath(options.binaries)
+    seed = options.seed if options.seed is not None else random.randrange(1, 10 ** 6)
+    rounds, strict_rounds = options.rounds, min(options.strict_rounds, options.rounds)
+    # The strict rounds spread evenly over the run; every other one cuts in the first second.
+    strict = [int(k * rounds / strict_rounds) for k in range(strict_rounds)] if strict_rounds else []
+    print(f"seed {seed}; binaries {options.binaries}", flush=True)
+    workdir = tempfile.mkdtemp(prefix="powercut-", dir="/var/tmp")
+    results = []
+    for i in range(rounds):
+        first = options.first_second and i in strict and strict.index(i) % 2 == 0
+        r = one_round(i + 1, seed + i, i in strict, first, options, workdir)
+        results.append(r)
+        print(describe(r), flush=True)
+        with open("/proc/mounts") as mounts:
+            mounted = workdir in mounts.read()  # never rmtree into a mount left behind
+        if r["passed"] and not options.keep and not mounted:
+            shutil.rmtree(os.path.join(workdir, f"r{i + 1}"), ignore_errors=True)
+
+    n = len(results)
+    total = lambda key: sum(r[key] for r in results)  # noqa: E731
+    print(f"rounds: {n} (strict {sum(r['strict'] for r in results)})")
+    print(f"pushes acknowledged: {total('acked')}")
+    print(f"acknowledged but lost: {total('lost')}")
+    print(f"integrity ok: {total('intact')}/{n}")
+    print(f"restarted: {total('restarted')}/{n}")
+    print(f"outbox sends acknowledged: {total('sends')}")
+    print(f"outbox sends lost: {total('sends_lost')}")
+    print(f"outbox delivered after restart: {total('delivered')}/{n}")
+    print(f"seconds per round (mean): {total('seconds') / max(n, 1):.1f}")
+    failed = [r for r in results if not r["passed"]]
+    if failed or options.keep:
+        print(f"kept {workdir}" + (f" (failed rounds: {' '.join('r%d' % r['number'] for r in failed)})"
+                                   if failed else ""))
+    else:
+        shutil.rmtree(workdir, ignore_errors=True)
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

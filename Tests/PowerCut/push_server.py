@@ -1,0 +1,211 @@
+"""The server of the power-cut test (powercut.py): a WebSocket server on loopback, on a raw
+socket, that streams pushes to every daemon that connects and writes down what comes back.
+
+- Pushes: `{"id":"p-<round>-<n>","title":"T<n>","body":"…"}`, one every 1–2 ms, at most WINDOW
+  of them unacknowledged (so that a slow daemon is not buried), numbered across connections.
+- The daemon's acknowledgements (`ack_text = "received message {id}"`): the ids in `acked`.
+- Messages from the outbox (`intrapush send`, JSON objects): their ids in `received`, with the
+  connection they came on; each is acknowledged with UPSTREAM_ACK (the daemon's
+  `upstream_ack_text`), so that the daemon marks it delivered.
+- Heartbeats (`KA`) are echoed, pings answered, a close answered and the connection ended.
+Each connection has a reader thread and a pusher thread; one lock guards the records.
+"""
+import base64
+import hashlib
+import json
+import random
+import socket
+import struct
+import threading
+import time
+
+GUID = b"258EAFA5-E914-47DA-95CA-C5AB0DC85B11"
+ACK_TEXT = "received message {id}"
+UPSTREAM_ACK = "delivered {id}"  # not ACK_TEXT: the two directions stay apart in the logs
+WINDOW = 128
+BODY = "power cut " * 10
+
+
+def frame(opcode, payload):
+    """A server frame (unmasked)."""
+    size = len(payload)
+    if size < 126:
+        head = struct.pack("!BB", 0x80 | opcode, size)
+    elif size < 65536:
+        head = struct.pack("!BBH", 0x80 | opcode, 126, size)
+    else:
+        head = struct.pack("!BBQ", 0x80 | opcode, 127, size)
+    return head + payload
+
+
+class Connection:
+    def __init__(self, server, sock, number):
+        self.server, self.sock, self.number = server, sock, number
+        self.send_lock = threading.Lock()
+        self.open = True
+        self.sent = self.acks = 0  # pushes written on this connection, acknowledgements read
+
+    def send(self, opcode, payload):
+        with self.send_lock:
+            self.sock.sendall(frame(opcode, payload))
+
+    def upgrade(self):
+        request = b""
+        while b"\r\n\r\n" not in request:
+            chunk = self.sock.recv(4096)
+            if not chunk:
+                return False
+            request += chunk
+        key = next(line.split(b":", 1)[1].strip() for line in request.split(b"\r\n")
+                   if line.lower().startswith(b"sec-websocket-key:"))
+        accept = base64.b64encode(hashlib.sha1(key + GUID).digest())
+        self.sock.sendall(b"HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\n"
+                          b"Connection: Upgrade\r\nSec-WebSocket-Accept: " + accept + b"\r\n\r\n")
+        return True
+
+    def frames(self):
+        """The daemon's frames (masked, unfragmented), as (opcode, payload), until EOF."""
+        buffer = b""
+        while True:
+            while len(buffer) >= 2:
+                size, offset = buffer[1] & 0x7F, 2
+                if size == 126:
+                    size, offset = struct.unpack("!H", buffer[2:4])[0], 4
+                elif size == 127:
+                    size, offset = struct.unpack("!Q", buffer[2:10])[0], 10
+                if len(buffer) < offset + 4 + size:
+                    break
+                mask = buffer[offset:offset + 4]
+                data = buffer[offset + 4:offset + 4 + size]
+                # XOR with the mask repeated, as one big integer: fast enough for 2 kHz.
+                whole = (mask * (size // 4 + 1))[:size]
+                payload = (int.from_bytes(data, "big") ^ int.from_bytes(whole, "big")).to_bytes(size, "big")
+                yield buffer[0] & 0x0F, payload
+                buffer = buffer[offset + 4 + size:]
+            chunk = self.sock.recv(65536)
+            if not chunk:
+                return
+            buffer += chunk
+
+    def read(self):
+        server = self.server
+        for opcode, payload in self.frames():
+            if opcode == 8:  # close: answer it and end
+                self.send(8, payload[:2])
+                return
+            if opcode == 9:
+                self.send(10, payload)
+                continue
+            if opcode != 1:
+                continue
+            text = payload.decode("utf-8", "replace")
+            if text == "KA":
+                self.send(1, payload)
+            elif text.startswith("received message "):
+                with server.lock:
+                    server.acked.add(text[len("received message "):])
+                    self.acks += 1
+            elif text.startswith("{"):
+                message_id = json.loads(text).get("id")
+                with server.lock:
+                    server.received.append((self.number, message_id))
+                self.send(1, UPSTREAM_ACK.format(id=message_id).encode())
+
+    def push(self):
+        server, rng = self.server, random.Random(self.number)
+        while self.open and server.pushing:
+            with server.lock:
+                room = self.sent - self.acks < WINDOW
+                if room:
+                    server.pushed += 1
+                    number = server.pushed
+                    self.sent += 1
+            if room:
+                text = json.dumps({"id": f"p-{server.round}-{number}", "title": f"T{number}",
+                                   "body": BODY})
+                self.send(1, text.encode())
+            time.sleep(rng.uniform(0.001, 0.002))
+
+    def serve(self):
+        try:
+            if not self.upgrade():
+                return
+            with self.server.lock:
+                self.server.connections.append(self)
+            threading.Thread(target=self.guarded, args=(self.push,), daemon=True).start()
+            self.read()
+        except OSError:
+            pass
+        finally:
+            self.open = False
+            self.sock.close()
+
+    def guarded(self, work):
+        try:
+            work()
+        except OSError:
+            self.open = False  # the daemon went; read() sees the end and closes the socket
+
+
+class PushServer:
+    """One per round (`round` names its pushes); `port` is where the daemon connects."""
+
+    def __init__(self, round_number):
+        self.round = round_number
+        self.lock = threading.Lock()
+        self.acked = set()      # push ids the daemon acknowledged
+        self.received = []      # (connection number, message id) of outbox messages
+        self.connections = []   # upgraded connections, in order
+        self.pushed = 0
+        self.pushing = True
+        self.listener = socket.socket()
+        self.listener.bind(("127.0.0.1", 0))
+        self.listener.listen(16)
+        self.port = self.listener.getsockname()[1]
+        threading.Thread(target=self.accept, daemon=True).start()
+
+    def accept(self):
+        attempts = 0
+        while True:
+            try:
+                sock, _ = self.listener.accept()
+            except OSError:
+                return
+            attempts += 1
+            connection = Connection(self, sock, attempts)
+            threading.Thread(target=connection.serve, daemon=True).start()
+
+    def latest(self):
+        """The number of the last connection upgraded (0: none yet)."""
+        with self.lock:
+            return self.connections[-1].number if self.connections else 0
+
+    def acked_on(self, number):
+        """How many pushes connection `number` acknowledged."""
+        with self.lock:
+            return sum(c.acks for c in self.connections if c.number == number)
+
+    def open_connections(self):
+        with self.lock:
+            return sum(connection.open for connection in self.connections)
+
+    def acked_ids(self):
+        with self.lock:
+            return set(self.acked)
+
+    def received_ids(self, since_connection=0):
+        """Outbox message ids received on connections numbered above `since_connection`."""
+        with self.lock:
+            return {message_id for number, message_id in self.received
+                    if number > since_connection}
+
+    def close(self):
+        self.pushing = False
+        self.listener.close()
+        with self.lock:
+            for connection in self.connections:
+                connection.open = False
+                try:
+                    connection.sock.shutdown(socket.SHUT_RDWR)
+                except OSError:
+                    pass
