@@ -8,6 +8,7 @@
 #   make demo          server and daemon on loopback, a few pushes, the CLI shows them
 #   make install       PREFIX=/usr DESTDIR= ; binaries, unit, sysusers, config, man pages, completions
 #   make deb           dist/intrapush_VERSION_ARCH.deb and -dbgsym (dpkg-buildpackage, debhelper)
+#   make reproducible-check  the packages built twice elsewhere, compared bit for bit
 #   make system-test   the .deb installed, reloaded, removed, purged in a booted bookworm and trixie
 #   make powercut      power cuts through a FUSE file system: the database, the outbox and the
 #                      agent's state keep everything acknowledged (as root)
@@ -35,11 +36,17 @@ TEST_DEPS   := dpkg-dev binutils groff-base man-db systemd procps iproute2 linti
 	fuse3 python3-fusepy
 # What dpkg-buildpackage needs besides SYSTEM_DEPS (debian/control's Build-Depends).
 DEB_DEPS    := dpkg-dev debhelper
+# Reproducible builds: the checkout's path reaches no binary (Swift's #file and debug information,
+# the C and C++ targets' __FILE__ and theirs); it reads as /usr/src/intrapush wherever the build
+# ran. `make reproducible-check` builds the packages twice, elsewhere, and compares them.
+SOURCE_PREFIX := /usr/src/intrapush
+PREFIX_MAP_FLAGS := -Xswiftc -file-prefix-map -Xswiftc $(CURDIR)=$(SOURCE_PREFIX) \
+	-Xcc -ffile-prefix-map=$(CURDIR)=$(SOURCE_PREFIX) -Xcxx -ffile-prefix-map=$(CURDIR)=$(SOURCE_PREFIX)
 # lld, with relative relocations packed (DT_RELR, glibc >= 2.36) and no symbol table exported:
 # the start-up relocation pass and the dynamic symbols are what made 4-5 MiB of a static
 # binary resident at idle (measured: 25.4 -> 21.5 MiB RSS). Still position-independent.
 RELEASE_FLAGS := -c release --static-swift-stdlib -Xswiftc -use-ld=lld \
-	-Xlinker --no-export-dynamic -Xlinker -z -Xlinker pack-relative-relocs
+	-Xlinker --no-export-dynamic -Xlinker -z -Xlinker pack-relative-relocs $(PREFIX_MAP_FLAGS)
 RELEASE_DIR := .build/release
 # What gets installed; intrapush-devserver is for the demo and the tests only.
 INSTALLED_BINARIES := $(RELEASE_DIR)/intrapushd $(RELEASE_DIR)/intrapush $(RELEASE_DIR)/intrapush-notifier
@@ -60,7 +67,7 @@ CONFDIR     := $(SYSCONFDIR)/intrapush
 DEB        := dist/intrapush_$(VERSION)_$(ARCH).deb
 NOTIFIER_DEB := dist/intrapush-notifier_$(VERSION)_$(ARCH).deb
 
-.PHONY: install-daemon install-notifier notifier-test screenshot powercut powercut-smoke
+.PHONY: install-daemon install-notifier notifier-test screenshot powercut powercut-smoke reproducible-check
 .PHONY: all release debug deps test-deps test swift-test deb-test system-test interop interop-deps demo install deb clean bench-cli bench bench-smoke fleet-sim fuzz fuzz-smoke hostile architecture
 
 all: release
@@ -252,6 +259,11 @@ deb: deps
 	  --buildinfo-file=dist/intrapush_$(VERSION)_$(ARCH).buildinfo --buildinfo-option=-udist \
 	  --changes-file=dist/intrapush_$(VERSION)_$(ARCH).changes --changes-option=-udist
 	@ls -l dist/*_$(VERSION)_*
+
+# Two builds of this commit elsewhere, compared file by file (scripts/reproducible_check.sh); a
+# second full build, so CI runs it (.ci/run), not make test.
+reproducible-check: deps
+	scripts/reproducible_check.sh
 
 clean:
 	rm -rf .build dist

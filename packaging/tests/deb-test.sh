@@ -80,7 +80,7 @@ expect_mode() {
 }
 expect_mode 755 usr/sbin/intrapushd
 expect_mode 755 usr/bin/intrapush
-expect_mode 644 lib/systemd/system/intrapush.service
+expect_mode 644 usr/lib/systemd/system/intrapush.service
 expect_mode 644 usr/lib/sysusers.d/intrapush.conf
 expect_mode 644 etc/intrapush/intrapush.conf
 expect_mode 644 usr/share/man/man1/intrapush.1.gz
@@ -91,8 +91,11 @@ expect_mode 644 usr/share/zsh/vendor-completions/_intrapush
 expect_mode 644 usr/share/fish/vendor_completions.d/intrapush.fish
 expect_mode 644 usr/share/doc/intrapush/copyright
 expect_mode 644 usr/share/doc/intrapush/changelog.Debian.gz
+# /lib, /bin and /sbin are aliases of their /usr counterparts on Debian 12 and 13 (merged /usr):
+# a file shipped there is Debian 13's lintian error aliased-location.
+check "nothing under /lib, /bin or /sbin, only their merged-/usr places" test -z "$(cd "$root" && ls -d lib bin sbin 2>/dev/null)"
 
-unit=$root/lib/systemd/system/intrapush.service
+unit=$root/usr/lib/systemd/system/intrapush.service
 check "the unit starts /usr/sbin/intrapushd" grep -qx 'ExecStart=/usr/sbin/intrapushd' "$unit"
 check "the unit is the one in packaging/" cmp -s "$unit" packaging/intrapush.service
 check "the sysusers entry creates the user intrapush" grep -q '^u intrapush ' "$root/usr/lib/sysusers.d/intrapush.conf"
@@ -177,7 +180,7 @@ if command -v systemd-analyze >/dev/null; then
     status=0
     # The man pages of Documentation= are looked up with man(1), here in the unpacked package.
     output=$(MANPATH=$root/usr/share/man systemd-analyze verify --root="$verify_root" --man=yes \
-        /lib/systemd/system/intrapush.service 2>&1) || status=$?
+        /usr/lib/systemd/system/intrapush.service 2>&1) || status=$?
     check "systemd-analyze verify is clean (status $status)" test -z "$output" -a "$status" = 0
     [[ -z $output ]] || printf '      %s\n' "$output"
 else
@@ -200,6 +203,7 @@ if [[ -f $notifier_deb ]]; then
     root=$nroot
     expect_mode 755 usr/bin/intrapush-notifier
     expect_mode 644 usr/lib/systemd/user/intrapush-notifier.service
+    check "intrapush-notifier: nothing under /lib, /bin or /sbin" test -z "$(cd "$nroot" && ls -d lib bin sbin 2>/dev/null)"
     expect_mode 644 etc/xdg/autostart/intrapush-notifier.desktop
     expect_mode 644 usr/share/applications/intrapush-notifier.desktop
     expect_mode 644 usr/share/man/man1/intrapush-notifier.1.gz
