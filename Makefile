@@ -38,15 +38,19 @@ TEST_DEPS   := dpkg-dev binutils groff-base man-db systemd procps iproute2 linti
 DEB_DEPS    := dpkg-dev debhelper
 # Reproducible builds: the checkout's path reaches no binary (Swift's #file and debug information,
 # the C and C++ targets' __FILE__ and theirs); it reads as /usr/src/intrapush wherever the build
-# ran. `make reproducible-check` builds the packages twice, elsewhere, and compares them.
+# ran. Nor does what varies with it: the debug information's references to the clang modules it
+# imports ("breadcrumbs": their cache directory is named by a hash of the compiler's arguments,
+# paths included), which also made each object's module hash (.swift_modhash) differ.
+# `make reproducible-check` builds twice, elsewhere, and compares.
 SOURCE_PREFIX := /usr/src/intrapush
 PREFIX_MAP_FLAGS := -Xswiftc -file-prefix-map -Xswiftc $(CURDIR)=$(SOURCE_PREFIX) \
 	-Xcc -ffile-prefix-map=$(CURDIR)=$(SOURCE_PREFIX) -Xcxx -ffile-prefix-map=$(CURDIR)=$(SOURCE_PREFIX)
+REPRODUCIBLE_FLAGS := $(PREFIX_MAP_FLAGS) -Xswiftc -Xfrontend -Xswiftc -no-clang-module-breadcrumbs
 # lld, with relative relocations packed (DT_RELR, glibc >= 2.36) and no symbol table exported:
 # the start-up relocation pass and the dynamic symbols are what made 4-5 MiB of a static
 # binary resident at idle (measured: 25.4 -> 21.5 MiB RSS). Still position-independent.
 RELEASE_FLAGS := -c release --static-swift-stdlib -Xswiftc -use-ld=lld \
-	-Xlinker --no-export-dynamic -Xlinker -z -Xlinker pack-relative-relocs $(PREFIX_MAP_FLAGS)
+	-Xlinker --no-export-dynamic -Xlinker -z -Xlinker pack-relative-relocs $(REPRODUCIBLE_FLAGS)
 RELEASE_DIR := .build/release
 # What gets installed; intrapush-devserver is for the demo and the tests only.
 INSTALLED_BINARIES := $(RELEASE_DIR)/intrapushd $(RELEASE_DIR)/intrapush $(RELEASE_DIR)/intrapush-notifier

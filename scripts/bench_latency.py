@@ -4,10 +4,11 @@ allows (the devserver's bench client, which acknowledges at once and stores noth
 by the server or on the same filesystem in the same run; and the same pushes from a second,
 unrelated server (Python on a raw socket).
 """
-import os, shutil, statistics, subprocess
+import os, re, shutil, statistics, subprocess, urllib.request
 
 from bench_baseline import RawSteadyServer, bare_commit_latencies
 from bench_support import DEVSERVER, ORG, Row, log, runs, summarise, wait_for
+from intrapush_test_support import free_port
 
 
 def figure_latency(bench, server):
@@ -32,8 +33,13 @@ def figure_latency(bench, server):
                   "the same steady pushes from a WebSocket server in Python on a raw socket (scripts/bench_baseline.py), "
                   "timed the same way, to a fresh daemon in each run")
     raw_ratio_row = Row("Raw-socket latency ÷ bare commit, p50 / p99", "≤ 1.5× / ≤ 2.5×", "medians")
+    stage_row = Row("Where a push's time goes, mean µs", "(breakdown)",
+                    "the raw-socket runs, their daemon with metrics on: intrapush_push_stage_seconds' means (to the store "
+                    "thread, the commit with its fsync, back to the acknowledgement), and the rest of the server's mean "
+                    "(the loopback both ways, the server's own reading and writing); medians of the runs")
     template = bench.migrated_template(server)
     samples = {name: ([], []) for name in ("daemon", "bare", "transport", "memory", "raw")}
+    stages = []
 
     def record(name, p50, p99):
         samples[name][0].append(p50)
@@ -49,8 +55,12 @@ def figure_latency(bench, server):
         record("daemon", latency["p50"] / 1000, latency["p99"] / 1000)
         memory = daemon_latency_on(bench, server, memory_directory(bench, run), f"m{run}-")
         record("memory", memory["p50"] / 1000, memory["p99"] / 1000)
-        raw = sorted(raw_server_latencies(bench, bench.run_directory(f"raw-{run}"), f"r{run}-"))
+        raw, stage_means = raw_server_latencies(bench, bench.run_directory(f"raw-{run}"), f"r{run}-")
+        raw = sorted(raw)
         record("raw", statistics.median(raw) / 1000, percentile(raw, 0.99) / 1000)
+        stage_means["outside the daemon"] = statistics.mean(raw) - stage_means.pop("total")
+        stages.append(stage_means)
+        log("  stages (mean µs): " + ", ".join(f"{name} {value:.1f}" for name, value in stage_means.items()))
     median = {name: (statistics.median(p50s), statistics.median(p99s)) for name, (p50s, p99s) in samples.items()}
     p50_row.values = summarise(samples["daemon"][0], lambda v: f"{v:.3f} ms")
     p99_row.values = summarise(samples["daemon"][1], lambda v: f"{v:.3f} ms")
@@ -63,7 +73,22 @@ def figure_latency(bench, server):
         ratio50, ratio99 = median[name][0] / bare50, median[name][1] / bare99
         row.values = ("", f"{ratio50:.2f}× / {ratio99:.2f}×", "")
         row.met = ratio50 <= 1.5 and ratio99 <= 2.5
-    return [p50_row, p99_row, bare_row, transport_row, memory_row, ratio_row, raw_row, raw_ratio_row]
+    stage_row.values = ("", ", ".join(f"{name} {statistics.median(run[name] for run in stages):.0f}"
+                                      for name in stages[0]), "")
+    return [p50_row, p99_row, bare_row, transport_row, memory_row, ratio_row, raw_row, raw_ratio_row, stage_row]
+
+
+def mean_stages(metrics):
+    """Mean µs of each `intrapush_push_stage_seconds` stage, and of the whole latency (`total`)."""
+    sums, counts = {}, {}
+    for line in metrics.splitlines():
+        for series, name in ((r'intrapush_push_stage_seconds_(sum|count)\{stage="(\w+)"\}', None),
+                             (r"intrapush_push_ack_latency_seconds_(sum|count)", "total")):
+            match = re.match(series + r" (\S+)$", line)
+            if match:
+                stage = name or match.group(2)
+                (sums if match.group(1) == "sum" else counts)[stage] = float(match.groups()[-1])
+    return {stage: sums[stage] / counts[stage] * 1e6 for stage in ("to_store", "commit", "to_ack", "total") if counts.get(stage)}
 
 
 def percentile(ordered, fraction):
@@ -71,14 +96,18 @@ def percentile(ordered, fraction):
 
 
 def raw_server_latencies(bench, directory, prefix):
-    """One steady run from the raw-socket server to a fresh daemon on `directory`, in µs."""
+    """One steady run from the raw-socket server to a fresh daemon on `directory`: the latencies
+    in µs, and the daemon's own mean µs per stage and in all (`total`), from its metrics."""
     options = bench.options
     server = RawSteadyServer()
+    metrics_port = free_port()
     try:
-        config = bench.write_config("raw", server.port, os.path.join(directory, "notifications.sqlite3"))
+        config = bench.write_config("raw", server.port, os.path.join(directory, "notifications.sqlite3"),
+                                    extra=f'metrics_listen = "127.0.0.1:{metrics_port}"\n')
         daemon = bench.start_daemon(config)
         server.accept()
         latencies = server.steady(options.steady_count, options.steady_rate, prefix=prefix)
+        stage_means = mean_stages(urllib.request.urlopen(f"http://127.0.0.1:{metrics_port}/metrics", timeout=10).read().decode())
     finally:
         server.close()
     # Its connection gone, the daemon stops without waiting for an answer to its close.

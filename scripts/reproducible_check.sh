@@ -14,7 +14,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 here=$PWD
 work=$(mktemp -d /var/tmp/intrapush-reproducible.XXXXXX)
-trap 'rm -rf "$work"' EXIT
+# Kept when the builds differ, to look into; removed otherwise.
+trap 'if [[ -z ${keep:-} ]]; then rm -rf "$work"; fi' EXIT
 first=$work/first/intrapush
 second=$work/elsewhere/a/longer/path/to/the/build
 
@@ -62,7 +63,8 @@ for deb in "$first"/dist/*.deb; do
 done
 ls "$second"/dist/*.deb >/dev/null 2>&1 || { echo "no package was built"; exit 1; }
 if ((differences > 0)); then
-    echo "reproducible-check: $differences package(s) differ between the two builds"
+    keep=1
+    echo "reproducible-check: $differences package(s) differ between the two builds (both kept in $work)"
     exit 1
 fi
 echo "reproducible-check: every package is identical in both builds"

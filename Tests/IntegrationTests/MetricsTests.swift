@@ -25,6 +25,8 @@ extension Integration {
                 "intrapush_connected 1.0", "intrapush_pushes_received_total 3", "intrapush_pushes_stored_total 2",
                 "intrapush_pushes_duplicates_total 1", "intrapush_pushes_acknowledged_total 3",
                 "intrapush_push_ack_latency_seconds_count 3", "intrapush_notifications 2.0",
+                #"intrapush_push_stage_seconds_count{stage="to_store"} 3"#, #"intrapush_push_stage_seconds_count{stage="commit"} 3"#,
+                #"intrapush_push_stage_seconds_count{stage="to_ack"} 3"#,
                 "intrapush_connections_total 1", #"intrapush_state{state="connected"} 1.0"#,
                 #"intrapush_reconnects_total{reason="closed_by_server"} 0"#,
             ] {

@@ -22,7 +22,8 @@ previous_deb=${4:-}
 devserver=${DEVSERVER:-.build/release/intrapush-devserver}
 cache=$here/.build/system-test
 # The cached root is rebuilt when this list changes.
-include=systemd,systemd-sysv,dbus,dbus-user-session,libsqlite3-0,libsystemd0,procps,sqlite3,acl,python3-dbusmock
+# lintian and autopkgtest: the release's own (Debian's review of a package, and its test runner).
+include=systemd,systemd-sysv,dbus,dbus-user-session,libsqlite3-0,libsystemd0,procps,sqlite3,acl,python3-dbusmock,lintian,autopkgtest
 mirror=${DEBIAN_MIRROR:-http://deb.debian.org/debian}
 
 if [[ $EUID != 0 ]]; then
@@ -55,6 +56,9 @@ mkdir -p "$scratch/test"
 cp "$deb" "$scratch/test/intrapush.deb"
 [[ -f $notifier_deb ]] && cp "$notifier_deb" "$scratch/test/intrapush-notifier.deb"
 [[ -n $previous_deb && -f $previous_deb ]] && cp "$previous_deb" "$scratch/test/intrapush-previous.deb"
+# What autopkgtest reads of the source: debian/control and debian/tests.
+mkdir -p "$scratch/test/source/debian"
+cp -r debian/control debian/changelog debian/copyright debian/tests "$scratch/test/source/debian/"
 next_version="${version}+systemtest1"
 dpkg-deb -R "$deb" "$scratch/next"
 sed -i "s/^Version: .*/Version: $next_version/" "$scratch/next/DEBIAN/control"
@@ -64,6 +68,12 @@ rm -rf "$scratch/next"
 start_server
 boot_container
 echo "booted in $(elapsed "$started") s since the start"
+
+# --- Debian's review of the packages: this release's lintian ----------------------------------------
+tags=$(inside lintian --fail-on none /mnt/test/intrapush.deb /mnt/test/intrapush-notifier.deb 2>&1 |
+    grep -v '^running with root privileges' || true)
+check "lintian $(inside lintian --version | cut -d' ' -f2) of $release: no error and no warning on either package" test -z "$tags"
+[[ -z $tags ]] || sed 's/^/      /' <<<"$tags"
 
 # --- installed: enabled, skipped until the token exists ------------------------------------------
 output=$(inside apt-get install -y -q /mnt/test/intrapush.deb 2>&1) || fail "apt-get install: $output"
@@ -329,6 +339,15 @@ if [[ -f $scratch/test/intrapush-previous.deb ]]; then
 else
     echo "skip  upgrade from the release before: no package of it (scripts/previous_deb.sh builds it; .ci/run does)"
 fi
+
+# --- autopkgtest: Debian's test of the installed packages (debian/tests), this container the testbed
+inside apt-get purge -y -q intrapush intrapush-notifier >/dev/null 2>&1 || true
+status=0
+output=$(inside autopkgtest --output-dir /tmp/autopkgtest /mnt/test/source/ /mnt/test/intrapush.deb \
+    /mnt/test/intrapush-notifier.deb -- null 2>&1) || status=$?
+check "autopkgtest: debian/tests pass on the installed packages (status $status)" test "$status" = 0
+grep -E '^(smoke|autopkgtest) ' <<<"$output" | sed 's/^/      /' || true
+[[ $status == 0 ]] || tail -25 <<<"$output" | sed 's/^/      /'
 
 echo
 echo "system-test: $(elapsed "$started") s in all"

@@ -6,7 +6,7 @@ extension PushConnectionHandler {
     /// Performs what the connection machine decided, in the order it gave. The one place its
     /// actions happen; without a context (the handler has left the pipeline, so the channel is
     /// gone) only what needs no channel is done: committed rows still reach the outbox and hook.
-    func perform(_ actions: [PushConnectionStateMachine.Action], outcomes: [StoreOutcome] = [], context: ChannelHandlerContext?) {
+    func perform(_ actions: [PushConnectionStateMachine.Action], committed: CommittedBatch? = nil, context: ChannelHandlerContext?) {
         for action in actions {
             // What needs no channel: the rows are stored whether or not an acknowledgement can go.
             switch action {
@@ -16,7 +16,7 @@ extension PushConnectionHandler {
             case .handToHook(let batch):
                 // After the acknowledgements are flushed, and even when none could go: the server's
                 // redelivery would be a duplicate that runs no hook.
-                hook?.submit(batch, outcomes: outcomes)
+                hook?.submit(batch, outcomes: committed?.outcomes ?? [])
                 continue
             default:
                 break
@@ -24,7 +24,7 @@ extension PushConnectionHandler {
             guard let context else { continue }
             switch action {
             case .acknowledge(let batch):
-                acknowledge(batch, context: context)
+                acknowledge(batch, committed: committed, context: context)
             case .tellOutbox, .handToHook:
                 break  // above
             case .startCommit(let batch):
@@ -62,8 +62,8 @@ extension PushConnectionHandler {
                 // After handlerRemoved there is no context and the machine is `closed`: nothing
                 // can be acknowledged, but the rows are stored and their hook still runs.
                 switch result {
-                case .success(let outcomes):
-                    self.perform(self.machine.commitSucceeded(), outcomes: outcomes, context: self.context)
+                case .success(let committed):
+                    self.perform(self.machine.commitSucceeded(), committed: committed, context: self.context)
                 case .failure(let error):
                     guard let context = self.context else { return }
                     let detail = String(describing: error)
@@ -76,7 +76,7 @@ extension PushConnectionHandler {
     }
 
     /// One acknowledgement per push, in arrival order, all in one flush.
-    private func acknowledge(_ batch: [Push], context: ChannelHandlerContext) {
+    private func acknowledge(_ batch: [Push], committed: CommittedBatch?, context: ChannelHandlerContext) {
         guard context.channel.isActive else { return }
         for push in batch {
             if let fixedAcknowledgement {
@@ -88,7 +88,9 @@ extension PushConnectionHandler {
         context.flush()
         if let metrics {
             let now = NIODeadline.now().uptimeNanoseconds
-            for push in batch { metrics.pushAcknowledged(afterNanoseconds: now &- push.arrivedAtUptimeNanoseconds) }
+            for push in batch {
+                metrics.pushAcknowledged(arrivedAt: push.arrivedAtUptimeNanoseconds, committed: committed, acknowledgedAt: now)
+            }
         }
         committer.acknowledged(batch.count)
     }

@@ -12,6 +12,10 @@ import Prometheus
 final class DaemonMetrics: Sendable {
     private let registry = PrometheusCollectorRegistry()
     private let latency: DurationHistogram
+    /// The latency's three parts, by `stage`.
+    private let toStore: DurationHistogram
+    private let commit: DurationHistogram
+    private let toAcknowledgement: DurationHistogram
     private let reconnects: [String: Counter]
     private let fromReport: ReportMetrics
 
@@ -23,12 +27,25 @@ final class DaemonMetrics: Sendable {
         .milliseconds(500), .seconds(1), .microseconds(2_500_000), .seconds(5),
     ]
 
+    /// The stages' buckets start lower: a hand-over between threads takes microseconds.
+    static let stageBuckets: [Duration] = [.microseconds(10), .microseconds(25), .microseconds(50), .microseconds(100)]
+        + latencyBuckets
+
     init() {
         latency = registry.makeDurationHistogram(
             descriptor: .intrapush(
                 "push_ack_latency", unit: "seconds",
                 "Time from reading a push to writing its acknowledgement, which follows its commit."),
             buckets: Self.latencyBuckets)
+        let stage = MetricNameDescriptor.intrapush(
+            "push_stage", unit: "seconds",
+            "The push->ack latency by stage: to_store (decoding and the hand-over to the store thread, "
+                + "waiting for a commit under way included), commit (the transaction and its fsync), "
+                + "to_ack (back to the connection's thread, and the acknowledgement written).")
+        toStore = registry.makeDurationHistogram(descriptor: stage, labels: [("stage", "to_store")], buckets: Self.stageBuckets)
+        commit = registry.makeDurationHistogram(descriptor: stage, labels: [("stage", "commit")], buckets: Self.stageBuckets)
+        toAcknowledgement = registry.makeDurationHistogram(
+            descriptor: stage, labels: [("stage", "to_ack")], buckets: Self.stageBuckets)
         let reconnectsDescriptor = MetricNameDescriptor.intrapush(
             "reconnects", unit: "total",
             "Connections lost or attempts failed, each followed by a reconnect, by reason.")
@@ -40,9 +57,18 @@ final class DaemonMetrics: Sendable {
         fromReport = ReportMetrics(registry: registry)
     }
 
-    /// A push's acknowledgement was written `nanoseconds` after the push was read.
-    func pushAcknowledged(afterNanoseconds nanoseconds: UInt64) {
-        latency.record(.nanoseconds(Int64(clamping: nanoseconds)))
+    /// A push read at `arrivedAt` was acknowledged at `acknowledgedAt` (uptime nanoseconds),
+    /// after the commit `committed`.
+    func pushAcknowledged(arrivedAt: UInt64, committed: CommittedBatch?, acknowledgedAt: UInt64) {
+        latency.record(Self.between(arrivedAt, acknowledgedAt))
+        guard let committed, committed.startedAtUptimeNanoseconds != 0 else { return }
+        toStore.record(Self.between(arrivedAt, committed.startedAtUptimeNanoseconds))
+        commit.record(Self.between(committed.startedAtUptimeNanoseconds, committed.finishedAtUptimeNanoseconds))
+        toAcknowledgement.record(Self.between(committed.finishedAtUptimeNanoseconds, acknowledgedAt))
+    }
+
+    private static func between(_ start: UInt64, _ end: UInt64) -> Duration {
+        .nanoseconds(Int64(clamping: end &- start))
     }
 
     /// A connection ended or an attempt failed, and the daemon will try again.

@@ -3,7 +3,16 @@ import NIOCore
 
 /// Commits a batch of pushes durably; the future completes on `eventLoop` after the commit.
 protocol PushCommitter: Sendable {
-    func commit(_ pushes: [Push], on eventLoop: any EventLoop) -> EventLoopFuture<[StoreOutcome]>
+    func commit(_ pushes: [Push], on eventLoop: any EventLoop) -> EventLoopFuture<CommittedBatch>
     /// The acknowledgements of `count` committed pushes went out (the live state counts them).
     func acknowledged(_ count: Int)
+}
+
+/// What a commit did with each push of its batch, and when it ran on the store thread (uptime
+/// nanoseconds, the clock of `Push.arrivedAtUptimeNanoseconds`): the metrics split a push's
+/// latency into its way to the store thread, the commit, and its way back to the acknowledgement.
+struct CommittedBatch: Sendable {
+    var outcomes: [StoreOutcome]
+    var startedAtUptimeNanoseconds: UInt64 = 0
+    var finishedAtUptimeNanoseconds: UInt64 = 0
 }

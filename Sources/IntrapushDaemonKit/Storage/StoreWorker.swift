@@ -47,10 +47,11 @@ final class StoreWorker: PushCommitter, Sendable {
         checkpointer?.waitForHeldBackCheckpoint(atMost: seconds)
     }
 
-    func commit(_ pushes: [Push], on eventLoop: any EventLoop) -> EventLoopFuture<[StoreOutcome]> {
+    func commit(_ pushes: [Push], on eventLoop: any EventLoop) -> EventLoopFuture<CommittedBatch> {
         let store = self.store
         let liveState = self.liveState
         return pool.runIfActive(eventLoop: eventLoop) {
+            let started = NIODeadline.now().uptimeNanoseconds
             var counts: BatchCounts?
             let outcomes = try store.store(pushes) { outcomes in
                 // Written in the batch's transaction from a copy; the shared state takes the same
@@ -65,7 +66,9 @@ final class StoreWorker: PushCommitter, Sendable {
                 liveState.withLockedValue { $0.record(counts) }
                 for observer in self.commitObservers.withLockedValue({ $0 }) { observer(counts) }
             }
-            return outcomes
+            return CommittedBatch(
+                outcomes: outcomes, startedAtUptimeNanoseconds: started,
+                finishedAtUptimeNanoseconds: NIODeadline.now().uptimeNanoseconds)
         }
     }
 

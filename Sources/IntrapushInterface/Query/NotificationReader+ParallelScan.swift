@@ -53,17 +53,18 @@ extension NotificationReader {
 
     private func runParallel<Share>(
         _ parts: [ClosedRange<Int64>], oldestFirst: Bool,
-        _ work: (NotificationReader, ClosedRange<Int64>) throws -> Share
+        _ work: @escaping (NotificationReader, ClosedRange<Int64>) throws -> Share
     ) throws -> [Share] {
+        // `work` escapes in name only (concurrentPerform returns after every call). Not
+        // `withoutActuallyEscaping`: its check carries the source file's path, whose length
+        // swiftc's -file-prefix-map leaves unmapped, so the binary would depend on the checkout's path.
         let ordered = oldestFirst ? parts.reversed() : parts
         let slots = ParallelSlots<Share>(count: ordered.count)
         let path = self.path
-        withoutActuallyEscaping(work) { work in
-            let work = UnsafeSendable(work)
-            DispatchQueue.concurrentPerform(iterations: ordered.count) { index in
-                // Each worker has its own connection: SQLite connections are not shared across threads.
-                slots.set(index, Result { try work.value(NotificationReader(path: path), ordered[index]) })
-            }
+        let sendableWork = UnsafeSendable(work)
+        DispatchQueue.concurrentPerform(iterations: ordered.count) { index in
+            // Each worker has its own connection: SQLite connections are not shared across threads.
+            slots.set(index, Result { try sendableWork.value(NotificationReader(path: path), ordered[index]) })
         }
         return try slots.values.map { try $0!.get() }
     }
@@ -77,8 +78,7 @@ private final class ParallelSlots<Share>: @unchecked Sendable {
     func set(_ index: Int, _ value: Result<Share, any Error>) { values[index] = value }
 }
 
-/// Carries the non-escaping work closure into concurrentPerform, which runs it to completion
-/// before returning.
+/// Carries the work closure into concurrentPerform's workers, which all finish before it returns.
 private struct UnsafeSendable<Value>: @unchecked Sendable {
     let value: Value
     init(_ value: Value) { self.value = value }

@@ -49,7 +49,10 @@ extension DaemonWriter {
         do {
             let connection = try SQLiteConnection(path: databasePath, mode: .readWrite)
             guard try Schema.migrator.checkVersion(of: connection) >= Schema.latestVersion else {
-                throw CommandFailure(.unavailable, "intrapushd is not running, and \(databasePath) has no outbox yet (an older intrapushd made it); start intrapushd once: systemctl start intrapush")
+                // An older daemon made it, or one starting now has not migrated it yet.
+                throw CommandFailure(
+                    .unavailable,
+                    "intrapushd is not answering, and \(databasePath) is not ready for writing yet (intrapushd brings it up to date when it starts); start intrapushd, or try again once it has started: systemctl start intrapush")
             }
             return try body(connection)
         } catch let refusal as OutboxRefusal {

@@ -15,9 +15,9 @@ import Testing
 struct HostileFrameTests {
     final class NeverCommitter: PushCommitter, @unchecked Sendable {
         var batches = 0
-        func commit(_ pushes: [Push], on eventLoop: any EventLoop) -> EventLoopFuture<[StoreOutcome]> {
+        func commit(_ pushes: [Push], on eventLoop: any EventLoop) -> EventLoopFuture<CommittedBatch> {
             batches += 1
-            return eventLoop.makePromise(of: [StoreOutcome].self).futureResult
+            return eventLoop.makePromise(of: CommittedBatch.self).futureResult
         }
 
         func acknowledged(_ count: Int) {}

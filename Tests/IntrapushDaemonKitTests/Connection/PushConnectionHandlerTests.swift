@@ -15,12 +15,12 @@ struct PushConnectionHandlerTests {
     final class ControlledCommitter: PushCommitter, @unchecked Sendable {
         // Touched only on the embedded event loop, which is the test's thread.
         var batches: [[String?]] = []
-        var promises: [EventLoopPromise<[StoreOutcome]>] = []
+        var promises: [EventLoopPromise<CommittedBatch>] = []
         var acknowledgedCount = 0
 
-        func commit(_ pushes: [Push], on eventLoop: any EventLoop) -> EventLoopFuture<[StoreOutcome]> {
+        func commit(_ pushes: [Push], on eventLoop: any EventLoop) -> EventLoopFuture<CommittedBatch> {
             batches.append(pushes.map(\.messageID))
-            let promise = eventLoop.makePromise(of: [StoreOutcome].self)
+            let promise = eventLoop.makePromise(of: CommittedBatch.self)
             promises.append(promise)
             return promise.futureResult
         }
@@ -81,7 +81,7 @@ struct PushConnectionHandlerTests {
     }
 
     func finishCommit(_ index: Int) {
-        committer.promises[index].succeed(committer.batches[index].map { _ in .inserted(rowID: 1) })
+        committer.promises[index].succeed(CommittedBatch(outcomes: committer.batches[index].map { _ in .inserted(rowID: 1) }))
         channel.embeddedEventLoop.run()
     }
 
