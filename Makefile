@@ -40,12 +40,14 @@ DEB_DEPS    := dpkg-dev debhelper
 # the C and C++ targets' __FILE__ and theirs); it reads as /usr/src/intrapush wherever the build
 # ran. Nor does what varies with it: the debug information's references to the clang modules it
 # imports ("breadcrumbs": their cache directory is named by a hash of the compiler's arguments,
-# paths included), which also made each object's module hash (.swift_modhash) differ.
-# `make reproducible-check` builds twice, elsewhere, and compares.
+# paths included), and each object's module hash (.swift_modhash, for incremental code
+# generation, which differed between two builds even so: zeroed). `make reproducible-check`
+# builds twice, elsewhere, and compares.
 SOURCE_PREFIX := /usr/src/intrapush
 PREFIX_MAP_FLAGS := -Xswiftc -file-prefix-map -Xswiftc $(CURDIR)=$(SOURCE_PREFIX) \
 	-Xcc -ffile-prefix-map=$(CURDIR)=$(SOURCE_PREFIX) -Xcxx -ffile-prefix-map=$(CURDIR)=$(SOURCE_PREFIX)
-REPRODUCIBLE_FLAGS := $(PREFIX_MAP_FLAGS) -Xswiftc -Xfrontend -Xswiftc -no-clang-module-breadcrumbs
+REPRODUCIBLE_FLAGS := $(PREFIX_MAP_FLAGS) -Xswiftc -Xfrontend -Xswiftc -no-clang-module-breadcrumbs \
+	-Xswiftc -Xfrontend -Xswiftc -disable-incremental-llvm-codegen
 # lld, with relative relocations packed (DT_RELR, glibc >= 2.36) and no symbol table exported:
 # the start-up relocation pass and the dynamic symbols are what made 4-5 MiB of a static
 # binary resident at idle (measured: 25.4 -> 21.5 MiB RSS). Still position-independent.
