@@ -58,9 +58,10 @@ def figure_latency(bench, server):
         raw, stage_means = raw_server_latencies(bench, bench.run_directory(f"raw-{run}"), f"r{run}-")
         raw = sorted(raw)
         record("raw", statistics.median(raw) / 1000, percentile(raw, 0.99) / 1000)
-        stage_means["outside the daemon"] = statistics.mean(raw) - stage_means.pop("total")
-        stages.append(stage_means)
-        log("  stages (mean µs): " + ", ".join(f"{name} {value:.1f}" for name, value in stage_means.items()))
+        if "total" in stage_means:  # a daemon before the stages (INTRAPUSH_BENCH_DAEMON) has the total only
+            stage_means["outside the daemon"] = statistics.mean(raw) - stage_means.pop("total")
+            stages.append(stage_means)
+            log("  stages (mean µs): " + ", ".join(f"{name} {value:.1f}" for name, value in stage_means.items()))
     median = {name: (statistics.median(p50s), statistics.median(p99s)) for name, (p50s, p99s) in samples.items()}
     p50_row.values = summarise(samples["daemon"][0], lambda v: f"{v:.3f} ms")
     p99_row.values = summarise(samples["daemon"][1], lambda v: f"{v:.3f} ms")
@@ -73,8 +74,8 @@ def figure_latency(bench, server):
         ratio50, ratio99 = median[name][0] / bare50, median[name][1] / bare99
         row.values = ("", f"{ratio50:.2f}× / {ratio99:.2f}×", "")
         row.met = ratio50 <= 1.5 and ratio99 <= 2.5
-    stage_row.values = ("", ", ".join(f"{name} {statistics.median(run[name] for run in stages):.0f}"
-                                      for name in stages[0]), "")
+    stage_row.values = ("", ", ".join(f"{name} {statistics.median(run.get(name, 0) for run in stages):.0f}"
+                                      for name in stages[0]) if stages else "—", "")
     return [p50_row, p99_row, bare_row, transport_row, memory_row, ratio_row, raw_row, raw_ratio_row, stage_row]
 
 
@@ -113,7 +114,7 @@ def raw_server_latencies(bench, directory, prefix):
     # Its connection gone, the daemon stops without waiting for an answer to its close.
     bench.stop_daemon(daemon)
     shutil.rmtree(directory)
-    return latencies
+    return latencies, stage_means
 
 
 def memory_directory(bench, run):

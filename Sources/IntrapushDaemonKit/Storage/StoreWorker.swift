@@ -50,26 +50,35 @@ final class StoreWorker: PushCommitter, Sendable {
     func commit(_ pushes: [Push], on eventLoop: any EventLoop) -> EventLoopFuture<CommittedBatch> {
         let store = self.store
         let liveState = self.liveState
-        return pool.runIfActive(eventLoop: eventLoop) {
+        let promise = eventLoop.makePromise(of: CommittedBatch.self)
+        pool.submit { isActive in
+            guard isActive else { return promise.fail(NIOThreadPoolError.ThreadPoolInactive()) }
             let started = NIODeadline.now().uptimeNanoseconds
             var counts: BatchCounts?
-            let outcomes = try store.store(pushes) { outcomes in
-                // Written in the batch's transaction from a copy; the shared state takes the same
-                // counts only once the commit succeeded (a throw never gets past `store`).
-                let batch = BatchCounts(pushes: pushes, outcomes: outcomes, at: WallClock.nowMilliseconds())
-                counts = batch
-                var state = liveState.withLockedValue { $0 }
-                state.record(batch)
-                return state
+            let outcomes: [StoreOutcome]
+            do {
+                outcomes = try store.store(pushes) { outcomes in
+                    // Written in the batch's transaction from a copy; the shared state takes the
+                    // same counts only once the commit succeeded (a throw never gets past `store`).
+                    let batch = BatchCounts(pushes: pushes, outcomes: outcomes, at: WallClock.nowMilliseconds())
+                    counts = batch
+                    var state = liveState.withLockedValue { $0 }
+                    state.record(batch)
+                    return state
+                }
+            } catch {
+                return promise.fail(error)
             }
-            if let counts {
-                liveState.withLockedValue { $0.record(counts) }
-                for observer in self.commitObservers.withLockedValue({ $0 }) { observer(counts) }
-            }
-            return CommittedBatch(
-                outcomes: outcomes, startedAtUptimeNanoseconds: started,
-                finishedAtUptimeNanoseconds: NIODeadline.now().uptimeNanoseconds)
+            if let counts { liveState.withLockedValue { $0.record(counts) } }
+            promise.succeed(
+                CommittedBatch(
+                    outcomes: outcomes, startedAtUptimeNanoseconds: started,
+                    finishedAtUptimeNanoseconds: NIODeadline.now().uptimeNanoseconds))
+            // After the acknowledgements were queued on the connection's loop: what the observers
+            // queue there (a subscriber's rows, the status line) comes after them.
+            if let counts { for observer in self.commitObservers.withLockedValue({ $0 }) { observer(counts) } }
         }
+        return promise.futureResult
     }
 
     func acknowledged(_ count: Int) {
