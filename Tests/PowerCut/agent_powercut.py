@@ -32,7 +32,6 @@ import argparse
 import contextlib
 import os
 import random
-import shutil
 import sqlite3
 import subprocess
 import sys
@@ -43,7 +42,7 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, os.pardir, "Notifier"))
 import dbus  # noqa: E402
-from harness import PYTHON, CutFSMount  # noqa: E402
+from harness import PYTHON, CutFSMount, finish, remove_round  # noqa: E402
 from intrapush_test_support import wait_for  # noqa: E402
 from notifier_world import World  # noqa: E402
 
@@ -232,11 +231,9 @@ def main():
         r = one_round(i + 1, seed + i, options, workdir)
         results.append(r)
         print(describe(r), flush=True)
-        with open("/proc/mounts") as mounts:
-            mounted = workdir in mounts.read()  # never rmtree into a mount left behind
         expected = r["passed"] or (options.naive_writer and not r["problems"])
-        if expected and not options.keep and not mounted:
-            shutil.rmtree(os.path.join(workdir, f"r{i + 1}"), ignore_errors=True)
+        if expected and not options.keep:
+            remove_round(workdir, i + 1)
 
     n = len(results)
     total = lambda key: sum(r[key] if isinstance(r[key], int) else len(r[key]) for r in results)  # noqa: E731
@@ -252,12 +249,7 @@ def main():
         failed = [r for r in results if r["problems"]] or ([] if total("lost") else results)
         print(f"self-check: the naive writer lost {total('lost')} accepted marks -> "
               f"{'NOT as expected' if failed else 'the check can fail, as expected'}")
-    if failed or options.keep:
-        print(f"kept {workdir}" + (f" (failed rounds: {' '.join('r%d' % r['number'] for r in failed)})"
-                                   if failed else ""))
-    else:
-        shutil.rmtree(workdir, ignore_errors=True)
-    return 1 if failed else 0
+    return finish(workdir, failed, options.keep)
 
 
 if __name__ == "__main__":

@@ -8,6 +8,7 @@ selftest.py and the power-cut test of the daemon.
     # once nothing has the mount open); mounting the same backing again is the reboot
 """
 import os
+import shutil
 import subprocess
 import sys
 
@@ -68,3 +69,25 @@ class CutFSMount:
         if os.path.ismount(self.mountpoint):
             subprocess.run(["umount", "-l", self.mountpoint], stderr=subprocess.DEVNULL)
         return False
+
+
+def mounted_under(workdir):
+    """Whether a mount was left behind under `workdir` (never rmtree into one)."""
+    with open("/proc/mounts") as mounts:
+        return workdir in mounts.read()
+
+
+def remove_round(workdir, number):
+    """Removes round `number`'s directory, unless a mount was left behind in the work directory."""
+    if not mounted_under(workdir):
+        shutil.rmtree(os.path.join(workdir, f"r{number}"), ignore_errors=True)
+
+
+def finish(workdir, failed, keep):
+    """Keeps the work directory, saying where and which rounds failed, or removes it; the exit status."""
+    if failed or keep or mounted_under(workdir):
+        print(f"kept {workdir}" + (f" (failed rounds: {' '.join('r%d' % r['number'] for r in failed)})"
+                                   if failed else ""))
+    else:
+        shutil.rmtree(workdir, ignore_errors=True)
+    return 1 if failed else 0

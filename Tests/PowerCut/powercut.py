@@ -28,12 +28,11 @@ not how far the daemon got by then).
 import argparse
 import os
 import random
-import shutil
 import sqlite3
 import tempfile
 import time
 
-from harness import CutFSMount
+from harness import CutFSMount, finish, remove_round
 from intrapush_test_support import daemon_environment, start_daemon, stop, wait_for
 from push_server import ACK_TEXT, UPSTREAM_ACK, PushServer
 from sender import Sender
@@ -208,10 +207,8 @@ def main():
         r = one_round(i + 1, seed + i, i in strict, first, options, workdir)
         results.append(r)
         print(describe(r), flush=True)
-        with open("/proc/mounts") as mounts:
-            mounted = workdir in mounts.read()  # never rmtree into a mount left behind
-        if r["passed"] and not options.keep and not mounted:
-            shutil.rmtree(os.path.join(workdir, f"r{i + 1}"), ignore_errors=True)
+        if r["passed"] and not options.keep:
+            remove_round(workdir, i + 1)
 
     n = len(results)
     total = lambda key: sum(r[key] for r in results)  # noqa: E731
@@ -224,13 +221,7 @@ def main():
     print(f"outbox sends lost: {total('sends_lost')}")
     print(f"outbox delivered after restart: {total('delivered')}/{n}")
     print(f"seconds per round (mean): {total('seconds') / max(n, 1):.1f}")
-    failed = [r for r in results if not r["passed"]]
-    if failed or options.keep:
-        print(f"kept {workdir}" + (f" (failed rounds: {' '.join('r%d' % r['number'] for r in failed)})"
-                                   if failed else ""))
-    else:
-        shutil.rmtree(workdir, ignore_errors=True)
-    return 1 if failed else 0
+    return finish(workdir, [r for r in results if not r["passed"]], options.keep)
 
 
 if __name__ == "__main__":

@@ -28,7 +28,7 @@ import subprocess
 import tempfile
 import time
 
-from harness import HERE, PYTHON, CutFSMount, wait_for
+from harness import HERE, PYTHON, CutFSMount, mounted_under, wait_for
 
 
 def check(database):
@@ -112,9 +112,7 @@ def main():
                   f"s/round={sum(r['seconds'] for r in rounds) / len(rounds):.1f} "
                   f"-> {'as expected' if ok else 'NOT as expected'}", flush=True)
     finally:
-        with open("/proc/mounts") as mounts:
-            mounted = workdir in mounts.read()  # never rmtree into a mount left behind
-        if args.keep or mounted:
+        if args.keep or mounted_under(workdir):
             print(f"kept {workdir}")
         else:
             shutil.rmtree(workdir, ignore_errors=True)

@@ -9,19 +9,24 @@ import NIOPosix
 /// more read after it.
 extension SessionLoop {
     mutating func reloadRequested() {
-        guard !isReadingConfiguration else {
-            rereadWhenRead = true
+        guard reloading == nil else {
+            reloading = .again
             logger.notice("reload: the previous reload is still reading the configuration; reading again after it")
             return
         }
-        isReadingConfiguration = true
+        reloading = .once
         service.notifier.reloading()
         logger.info("reloading the configuration")
         let service = self.service
+        let current = configuration
         ConfigurationReading.pool.submit { _ in
             let result = Result(catching: { () throws(ConfigurationError) -> ReadConfiguration in
                 let loaded = try service.reloadConfiguration()
-                return ReadConfiguration(loaded: loaded, dialers: Self.dialers(for: loaded.configuration, group: service.group))
+                let new = loaded.configuration
+                let requiresReconnect = new.connection != current.connection || new.hosts != current.hosts
+                return ReadConfiguration(
+                    loaded: loaded, requiresReconnect: requiresReconnect,
+                    dialers: requiresReconnect ? Self.dialers(for: new, group: service.group) : [:])
             })
             service.send(.configurationRead(result))
         }
@@ -38,13 +43,9 @@ extension SessionLoop {
     }
 
     mutating func configurationRead(_ result: Result<ReadConfiguration, ConfigurationError>, tasks: inout DiscardingTaskGroup) {
-        isReadingConfiguration = false
-        defer {
-            if rereadWhenRead {
-                rereadWhenRead = false
-                reloadRequested()
-            }
-        }
+        let readAgain = reloading == .again
+        reloading = nil
+        defer { if readAgain { reloadRequested() } }
         let read: ReadConfiguration
         switch result {
         case .success(let value):
@@ -60,7 +61,7 @@ extension SessionLoop {
         let loaded = read.loaded
         for warning in loaded.warnings { logger.warning("\(warning)") }
         let new = loaded.configuration
-        let requiresReconnect = new.connection != configuration.connection || new.hosts != configuration.hosts
+        let requiresReconnect = read.requiresReconnect
         if new.database != configuration.database {
             logger.warning("database moves to \(new.database) only after a restart")
         }
@@ -86,10 +87,17 @@ extension SessionLoop {
     }
 }
 
-/// What a reload read, off the loop.
+/// What a reload read, off the loop: the configuration, whether its connection settings differ
+/// from those the reload started with, and then the new dialers.
 struct ReadConfiguration: Sendable {
     var loaded: LoadedConfiguration
+    var requiresReconnect: Bool
     var dialers: [Int: WebSocketDialer]
+}
+
+/// A reload under way; `again`: another SIGHUP came meanwhile, and one more read follows.
+enum ReloadProgress: Sendable {
+    case once, again
 }
 
 enum ConfigurationReading {

@@ -26,9 +26,8 @@ struct SessionLoop {
     var statusRenewal = StatusRenewal<ContinuousClock.Instant>(spacing: .seconds(1)) { $0.advanced(by: $1) }
     var status = ""
     var isFinished = false
-    /// A reload's read runs (`SessionLoop+Reload`); another SIGHUP meanwhile asks for one more.
-    var isReadingConfiguration = false
-    var rereadWhenRead = false
+    /// A reload's read runs (`SessionLoop+Reload`); nil when none does.
+    var reloading: ReloadProgress?
     /// The `on_notification` runner(s); each connection hands its stored notifications over.
     var hooks: HookRunners
     /// Nil when systemd asked for no watchdog.
