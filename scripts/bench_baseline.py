@@ -4,9 +4,10 @@ daemon's own schema on the same filesystem, and a server in a few lines of Pytho
 socket (the devserver is Swift and NIO like the daemon: a second, unrelated peer times the same
 round trip).
 """
-import base64, hashlib, os, select, shutil, socket, sqlite3, struct, time
+import os, select, shutil, socket, sqlite3, sys, time
 
-GUID = b"258EAFA5-E914-47DA-95CA-C5AB0DC85B11"
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir, "Tests", "support"))
+from websocket_server import frame, unmasked_frame, upgrade_answer  # noqa: E402
 # The daemon's statement (IntrapushStore/NotificationStore.swift) for a push without priority, link
 # or recipients (those columns stay NULL, as they do here: releases before them lack the columns).
 INSERT = "INSERT INTO notifications (message_id, received_at, payload, title, body) VALUES (?, ?, ?, ?, ?)"
@@ -95,11 +96,7 @@ class RawSteadyServer:
             if not chunk:
                 raise OSError("the daemon closed before its upgrade request ended")
             request += chunk
-        key = next(line.split(b":", 1)[1].strip() for line in request.split(b"\r\n")
-                   if line.lower().startswith(b"sec-websocket-key"))
-        accept = base64.b64encode(hashlib.sha1(key + GUID).digest())
-        self.connection.sendall(b"HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
-                                b"Sec-WebSocket-Accept: " + accept + b"\r\n\r\n")
+        self.connection.sendall(upgrade_answer(request))
 
     def steady(self, count, rate, size=300, prefix="raw-", timeout=30):
         """Latencies in µs, in send order."""
@@ -140,33 +137,3 @@ class RawSteadyServer:
         for closable in (self.connection, self.listener):
             if closable is not None:
                 closable.close()
-
-
-def frame(opcode, payload):
-    length = len(payload)
-    if length < 126:
-        return bytes([0x80 | opcode, length]) + payload
-    if length < 65536:
-        return bytes([0x80 | opcode, 126]) + struct.pack("!H", length) + payload
-    return bytes([0x80 | opcode, 127]) + struct.pack("!Q", length) + payload
-
-
-def unmasked_frame(buffer):
-    """(opcode, payload, rest) of the first whole client frame in `buffer`, or None."""
-    if len(buffer) < 2:
-        return None
-    length, offset = buffer[1] & 0x7F, 2
-    if length == 126:
-        if len(buffer) < 4:
-            return None
-        length, offset = struct.unpack("!H", buffer[2:4])[0], 4
-    elif length == 127:
-        if len(buffer) < 10:
-            return None
-        length, offset = struct.unpack("!Q", buffer[2:10])[0], 10
-    end = offset + 4 + length
-    if len(buffer) < end:
-        return None
-    mask = buffer[offset:offset + 4]
-    payload = bytes(byte ^ mask[index % 4] for index, byte in enumerate(buffer[offset + 4:end]))
-    return buffer[0] & 0x0F, payload, buffer[end:]

@@ -4,12 +4,9 @@ resident memory sampled all along, and a raw WebSocket server on loopback writte
 the frames it sends and reads, so that the scenarios can do what no server library would; and
 the Varlink messages a local client writes to the daemon's socket and the replies it reads.
 """
-import base64
-import hashlib
 import json
 import os
 import socket
-import struct
 import subprocess
 import sys
 import threading
@@ -17,14 +14,12 @@ import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir, "support"))
 from intrapush_test_support import daemon_environment, free_port, start_daemon  # noqa: E402,F401
+from websocket_server import accept_upgrade, frame, unmasked_frame  # noqa: E402,F401
 
 # An idle daemon is about 20 MiB; every ceiling of README "Limits" with the defaults stays far
 # below this. The former daemon reached 1.5 GiB with the fragment flood.
 RSS_CEILING_MIB = 120
 FLOOD_SECONDS = 6
-GUID = b"258EAFA5-E914-47DA-95CA-C5AB0DC85B11"
-
-
 def wait_seconds(line):
     """The wait of a `reconnecting in 735ms (attempt 2)` or `… in 10s …` line, in seconds."""
     text = line.split("reconnecting in ")[1].split(" ")[0]
@@ -146,47 +141,15 @@ class RawServer:
         self.listener.close()
 
 
-def accept_upgrade(connection, request):
-    key = next(line.split(b":", 1)[1].strip() for line in request.split(b"\r\n") if line.lower().startswith(b"sec-websocket-key"))
-    accept = base64.b64encode(hashlib.sha1(key + GUID).digest())
-    connection.sendall(b"HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
-                       b"Sec-WebSocket-Accept: " + accept + b"\r\n\r\n")
-
-
-def frame(opcode, payload=b"", fin=True):
-    head = bytes([(0x80 if fin else 0) | opcode])
-    if len(payload) < 126:
-        head += bytes([len(payload)])
-    elif len(payload) < 65536:
-        head += bytes([126]) + struct.pack("!H", len(payload))
-    else:
-        head += bytes([127]) + struct.pack("!Q", len(payload))
-    return head + payload
-
-
 def read_frames(connection, stop_after=None, timeout=5):
     """Client frames (masked) until the connection ends or `stop_after` returns true."""
     connection.settimeout(timeout)
     buffer = b""
     frames = []
     while True:
-        while len(buffer) >= 2:
-            length = buffer[1] & 0x7F
-            offset = 2
-            if length == 126:
-                if len(buffer) < 4:
-                    break
-                length, offset = struct.unpack("!H", buffer[2:4])[0], 4
-            elif length == 127:
-                if len(buffer) < 10:
-                    break
-                length, offset = struct.unpack("!Q", buffer[2:10])[0], 10
-            if len(buffer) < offset + 4 + length:
-                break
-            mask = buffer[offset:offset + 4]
-            payload = bytes(b ^ mask[i % 4] for i, b in enumerate(buffer[offset + 4:offset + 4 + length]))
-            frames.append((buffer[0] & 0x0F, payload))
-            buffer = buffer[offset + 4 + length:]
+        while (parsed := unmasked_frame(buffer)) is not None:
+            opcode, payload, buffer = parsed
+            frames.append((opcode, payload))
             if stop_after and stop_after(frames):
                 return frames
         try:

@@ -10,32 +10,18 @@ socket, that streams pushes to every daemon that connects and writes down what c
 - Heartbeats (`KA`) are echoed, pings answered, a close answered and the connection ended.
 Each connection has a reader thread and a pusher thread; one lock guards the records.
 """
-import base64
-import hashlib
 import json
 import random
 import socket
-import struct
 import threading
 import time
 
-GUID = b"258EAFA5-E914-47DA-95CA-C5AB0DC85B11"
+from websocket_server import frame, unmasked_frame, upgrade_answer
+
 ACK_TEXT = "received message {id}"
 UPSTREAM_ACK = "delivered {id}"  # not ACK_TEXT: the two directions stay apart in the logs
 WINDOW = 128
 BODY = "power cut " * 10
-
-
-def frame(opcode, payload):
-    """A server frame (unmasked)."""
-    size = len(payload)
-    if size < 126:
-        head = struct.pack("!BB", 0x80 | opcode, size)
-    elif size < 65536:
-        head = struct.pack("!BBH", 0x80 | opcode, 126, size)
-    else:
-        head = struct.pack("!BBQ", 0x80 | opcode, 127, size)
-    return head + payload
 
 
 class Connection:
@@ -56,32 +42,16 @@ class Connection:
             if not chunk:
                 return False
             request += chunk
-        key = next(line.split(b":", 1)[1].strip() for line in request.split(b"\r\n")
-                   if line.lower().startswith(b"sec-websocket-key:"))
-        accept = base64.b64encode(hashlib.sha1(key + GUID).digest())
-        self.sock.sendall(b"HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\n"
-                          b"Connection: Upgrade\r\nSec-WebSocket-Accept: " + accept + b"\r\n\r\n")
+        self.sock.sendall(upgrade_answer(request))
         return True
 
     def frames(self):
         """The daemon's frames (masked, unfragmented), as (opcode, payload), until EOF."""
         buffer = b""
         while True:
-            while len(buffer) >= 2:
-                size, offset = buffer[1] & 0x7F, 2
-                if size == 126:
-                    size, offset = struct.unpack("!H", buffer[2:4])[0], 4
-                elif size == 127:
-                    size, offset = struct.unpack("!Q", buffer[2:10])[0], 10
-                if len(buffer) < offset + 4 + size:
-                    break
-                mask = buffer[offset:offset + 4]
-                data = buffer[offset + 4:offset + 4 + size]
-                # XOR with the mask repeated, as one big integer: fast enough for 2 kHz.
-                whole = (mask * (size // 4 + 1))[:size]
-                payload = (int.from_bytes(data, "big") ^ int.from_bytes(whole, "big")).to_bytes(size, "big")
-                yield buffer[0] & 0x0F, payload
-                buffer = buffer[offset + 4 + size:]
+            while (parsed := unmasked_frame(buffer)) is not None:
+                opcode, payload, buffer = parsed
+                yield opcode, payload
             chunk = self.sock.recv(65536)
             if not chunk:
                 return
