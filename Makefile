@@ -1,6 +1,7 @@
 # intrapush — build, test, demo, install, package.
 #
 #   make               release binaries, the Swift runtime linked in statically
+#   make generate      the local API's Swift types from packaging/varlink/*.varlink
 #   make test          every Swift test, the package test (packaging/tests/deb-test.sh), the
 #                      package under a real systemd (system-test.sh), the interop matrix and
 #                      the benchmark on tiny sizes
@@ -74,6 +75,7 @@ DEB        := dist/intrapush_$(VERSION)_$(ARCH).deb
 NOTIFIER_DEB := dist/intrapush-notifier_$(VERSION)_$(ARCH).deb
 
 .PHONY: install-daemon install-notifier notifier-test screenshot powercut powercut-smoke reproducible-check
+.PHONY: generate generated-check
 .PHONY: all release debug deps test-deps test swift-test deb-test system-test interop interop-deps demo install deb clean bench-cli bench bench-smoke fleet-sim fuzz fuzz-smoke hostile architecture
 
 all: release
@@ -107,6 +109,7 @@ debug: deps
 # keeps working (it times nothing against targets).
 test: test-deps
 	$(MAKE) architecture
+	$(MAKE) generated-check
 	$(MAKE) swift-test
 	$(MAKE) fuzz-smoke
 	$(MAKE) deb-test
@@ -125,6 +128,15 @@ fuzz:
 
 fuzz-smoke:
 	Fuzz/run.sh 8
+
+# The local API's Swift types from its interface files (packaging/varlink/*.varlink), the one
+# place they are written: `make generate` writes them, generated-check (in make test) fails when
+# the committed ones are not what the files make.
+generate:
+	python3 scripts/varlink_generate.py
+
+generated-check:
+	python3 scripts/varlink_generate.py --check
 
 # The folders of every target keep the layers ARCHITECTURE.md declares: no two use each other.
 architecture:

@@ -32,6 +32,11 @@ sources=(
     Sources/IntrapushDaemonKit/Reconnect/Backoff.swift
     Sources/IntrapushInterface/Varlink/VarlinkCall.swift
     Sources/IntrapushInterface/Varlink/VarlinkReply.swift
+    Sources/IntrapushInterface/Varlink/VarlinkValue.swift
+    Sources/IntrapushInterface/Varlink/VarlinkMethod.swift
+    Sources/IntrapushInterface/Varlink/VarlinkServiceInterface.swift
+    Sources/IntrapushInterface/LocalAPI/*Interface.swift
+    Sources/IntrapushInterface/LocalAPI/LocalAPIInterfaces.swift
     Sources/IntrapushInterface/Follow/InotifyEventScanner.swift
     Sources/IntrapushDaemonKit/Dialing/ProxyResponseHead.swift
     Sources/IntrapushDaemonKit/Dialing/ServerNameCheck.swift

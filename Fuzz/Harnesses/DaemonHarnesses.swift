@@ -81,3 +81,36 @@ func fuzzTLSPin(_ bytes: [UInt8]) {
     require(digest.count == 32, "a digest of \(digest.count) bytes")
     require(Base64.encode(digest).utf8.count == 44, "a pin that is not 44 characters")
 }
+
+/// The local API's generated types, as the daemon reads a call and a client reads a reply: the
+/// bytes as every method's parameters (strictly) and reply (leniently); what is taken encodes
+/// back to what is taken again, the same. As a call, each interface's decoder takes it or names
+/// an error `org.varlink.service` declares; never a trap.
+func fuzzLocalAPI(_ bytes: [UInt8]) {
+    guard let value = bytes.withUnsafeBufferPointer({ JSONValue.parse($0) }) else { return }
+    for method in LocalAPIInterfaces.methods { checkRoundTrip(method, value) }
+    guard case .success(let call) = VarlinkCall.parse(bytes) else { return }
+    let failures = [
+        DaemonInterface.Call.decode(call).failure, NotificationsInterface.Call.decode(call).failure,
+        OutboxInterface.Call.decode(call).failure, VarlinkServiceInterface.Call.decode(call).failure,
+    ]
+    for case let failure? in failures {
+        require(VarlinkServiceInterface.Failure.names.contains(failure.varlinkError.name), "an undeclared error \(failure)")
+    }
+}
+
+private func checkRoundTrip<Method: VarlinkMethod>(_ method: Method.Type, _ value: JSONValue) {
+    if let parameters = try? Method.Parameters(varlink: value, at: "", strict: true) {
+        require((try? Method.Parameters(varlink: parameters.varlinkJSON, at: "", strict: true)) == parameters, "\(method) parameters round trip")
+    }
+    if let reply = try? Method.Reply(varlink: value, at: "", strict: false) {
+        require((try? Method.Reply(varlink: reply.varlinkJSON, at: "", strict: true)) == reply, "\(method) reply round trip")
+    }
+}
+
+extension Result {
+    fileprivate var failure: Failure? {
+        if case .failure(let failure) = self { return failure }
+        return nil
+    }
+}

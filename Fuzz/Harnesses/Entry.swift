@@ -10,6 +10,7 @@ let harnesses: [String: ([UInt8]) -> Void] = [
     "json": fuzzJSONScanner,
     "toml": fuzzFlatTOML,
     "varlink": fuzzVarlinkMessage,
+    "local-api": fuzzLocalAPI,
     "proxy-head": fuzzProxyResponseHead,
     "retry-hint": fuzzRetryHint,
     "netlink": fuzzNetlink,

@@ -23,9 +23,9 @@ struct DatabaseOptions: ParsableArguments {
         return location
     }
 
-    /// The database itself for an administrator, else the daemon's gate (`NotificationAccess`).
-    func openAccess() throws(CommandFailure) -> NotificationAccess {
-        try NotificationAccess.open(path: locate().path)
+    /// The database itself for an administrator, else the daemon's local API (`ReadAccess`).
+    func openAccess() throws(CommandFailure) -> ReadAccess {
+        try ReadAccess.open(path: locate().path)
     }
 
     /// Opens the database read-only, or fails with exit status 66 (no database).

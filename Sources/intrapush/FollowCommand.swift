@@ -36,8 +36,8 @@ struct FollowCommand: ParsableCommand {
         let output = StandardOutput()
         var text = ""
         let access = try location.openAccess()
-        if case .gate(let api) = access {
-            try api.follow(backlog: lines) { records in
+        if case .daemon(let socketPath) = access {
+            try ReadAccess.follow(socketPath: socketPath, backlog: lines) { records in
                 for record in records {
                     text.removeAll(keepingCapacity: true)
                     if json { record.appendJSONLine(to: &text) } else { text = formatter.followLine(record) + "\n" }

@@ -47,7 +47,7 @@ struct RequestCommand: ParsableCommand {
         // Written directly while no daemon ran: wait for the row as the daemon fills it in.
         MessageArgument.noteQueuedWithoutDaemon()
         let waited = timeout ?? writer.configuration.requestTimeout
-        switch try ReplyWaiter(databasePath: writer.databasePath).wait(forRow: queued.rowID, timeout: waited) {
+        switch try OutboxRowWatcher(databasePath: writer.databasePath).wait(forRow: queued.rowID, timeout: waited) {
         case .replied(let reply):
             StandardOutput().write(reply + "\n")
         case .expired:

@@ -64,7 +64,7 @@ enum MessageArgument {
 
 extension DatabaseOptions {
     /// Where `send`, `request` and `mark-read` write; configuration warnings go to stderr.
-    func writer() throws(CommandFailure) -> DaemonWriter {
+    func writer() throws(CommandFailure) -> WriteAccess {
         let (writer, warnings) = try DatabaseLocator(environment: ProcessEnvironment.current)
             .writer(database: database, configurationFile: config)
         for warning in warnings { StandardError.writeLine("intrapush: warning: \(warning)") }

@@ -31,18 +31,22 @@ struct StatusCommand: ParsableCommand {
         let found = try location.locate()
         let output = StandardOutput()
         guard AccessPolicy.currentProcessAdministers(databasePath: found.path) else {
-            // Through the gate: the daemon's state, and the counts of what this user may see.
-            let api = LocalAPI(socketPath: Configuration.controlSocket(forDatabase: found.path))
-            let reply = try api.require("io.intrapush.Daemon.Status")
-            guard let value = reply.parameters["state"], let state = LiveState(varlinkValue: value),
-                let total = reply.parameters["notifications"]?.integer, let unread = reply.parameters["unread"]?.integer
-            else { throw CommandFailure(.ioError, "the daemon's answer could not be read; is intrapush the same version as intrapushd?") }
-            let report = StatusReport.told(state: state, notifications: total, unread: unread, path: found.path, now: WallClock.nowMilliseconds())
+            // Through the local API: the daemon's state, and the counts of what this user may see.
+            let socketPath = Configuration.localAPISocket(forDatabase: found.path)
+            guard let client = try LocalAPIClient.connectIfRunning(path: socketPath) else {
+                throw CommandFailure(
+                    .unavailable, "intrapushd is not running (nothing answers on \(socketPath)); ask an administrator to start it (sudo systemctl start intrapush)")
+            }
+            let reply: DaemonInterface.Status.Reply
+            do { reply = try client.call(DaemonInterface.Status.self, .init(), timeout: .seconds(2)) } catch { throw error.commandFailure }
+            let report = StatusReport.told(
+                state: LiveState(reply.state), version: reply.version, notifications: reply.notifications, unread: reply.unread,
+                path: found.path, now: WallClock.nowMilliseconds())
             output.write(json ? report.json() : report.text(useColor: Terminal.usesColor(1, environment: ProcessEnvironment.current)))
             return
         }
         let reader = try DatabaseOptions.openReader(at: found.path)
-        let daemon = StatusReport.askDaemon(socketPath: Configuration.controlSocket(forDatabase: found.path))
+        let daemon = StatusReport.askDaemon(socketPath: Configuration.localAPISocket(forDatabase: found.path))
         let report = try querying(reader) {
             try StatusReport.gather(reader: reader.database, now: WallClock.nowMilliseconds(), daemon: daemon)
         }

@@ -16,13 +16,13 @@ extension Integration {
         static let kills = 5
 
         /// The test: both directions at once, through cut connections and SIGKILLs. Messages
-        /// are queued through the CLI's own code (`DaemonWriter`) from four threads, retried with the
+        /// are queued through the CLI's own code (`WriteAccess`) from four threads, retried with the
         /// same id when a kill cut the answer off, as a careful caller would.
         @Test("10,000 messages and 10,000 pushes through 20 cuts and 5 SIGKILLs: none lost, none early, queue order per connection")
         func messagesAndPushesThroughFaults() async throws {
             let (directory, _, server, firstDaemon) = try await startConnected(verifyingDatabase: true)
             let database = firstDaemon.databasePath
-            let writer = DaemonWriter(
+            let writer = WriteAccess(
                 databasePath: database, configuration: Configuration(host: "h", org: "o", token: Secret(""), database: database))
             let queuedIDs = NIOLockedValueBox<[String]>([])
             let senders = (0..<4).map { sender in

@@ -81,9 +81,11 @@ gate_checks() {
     check "alice's show of bob's notification: nothing of it shown" test "$(grep -c "gate bob" <<<"$output")" = 0
     output=$(as alice $probe "$socket" io.intrapush.Notifications.Show "{\"id\": $bob_id}" 2>&1) || true
     check "a raw client's Show of bob's as alice: NoSuchNotification" grep -q NoSuchNotification <<<"$output"
-    output=$(as alice $probe "$socket" io.intrapush.Daemon.WhoAmI '{"uid": 0, "user": "root"}' 2>&1)
-    check "WhoAmI claiming root as alice: the kernel's alice" grep -q "\"uid\": $(inside id -u alice)" <<<"$output"
-    check "WhoAmI claiming root as alice: reads, not everything" grep -q '"reads_all": false' <<<"$output"
+    output=$(as alice $probe "$socket" io.intrapush.Daemon.WhoAmI '{"uid": 0, "user": "root"}' 2>&1) || true
+    check "WhoAmI claiming root as alice: no such parameter" grep -q 'org.varlink.service.InvalidParameter {"parameter": "uid"}' <<<"$output"
+    output=$(as alice $probe "$socket" io.intrapush.Daemon.WhoAmI 2>&1)
+    check "WhoAmI as alice: the kernel's alice" grep -q "\"uid\": $(inside id -u alice)" <<<"$output"
+    check "WhoAmI as alice: reads, not everything" grep -q '"reads_all": false' <<<"$output"
 
     status=0
     as alice intrapush mark-read "$bob_id" >/dev/null 2>&1 || status=$?

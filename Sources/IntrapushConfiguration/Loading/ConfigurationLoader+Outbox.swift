@@ -52,10 +52,11 @@ extension ConfigurationLoader {
         return text
     }
 
-    /// The local API's socket lies beside the database, so the path must leave room for `.sock`.
+    /// The local API's socket lies beside a database other than the packaged one, so its path
+    /// must leave room for `.sock`.
     func database(reader: inout SettingReader) -> String {
         guard let path = nonEmpty(.database, reader: &reader) else { return defaultDatabase }
-        let socket = Configuration.controlSocket(forDatabase: path)
+        let socket = Configuration.localAPISocket(forDatabase: path)
         guard socket.utf8.count <= Configuration.longestSocketPath else {
             reader.reject(.database, "is too long: the local API's socket beside it, \(socket), would exceed the \(Configuration.longestSocketPath) bytes a Unix socket path may have")
             return defaultDatabase

@@ -93,7 +93,7 @@ extension Configuration {
         if let metricsListen { add("metrics_listen", string: metricsListen.description) } else { lines.append("# metrics_listen: unset") }
         if let metricsFile { add("metrics_file", string: metricsFile) } else { lines.append("# metrics_file: unset") }
         add("readers", string: everyoneReads ? "everyone" : "group")
-        lines.append("# local API socket (beside the database): \(controlSocket)")
+        lines.append("# local API socket (from database): \(localAPISocket)")
         return lines.joined(separator: "\n") + "\n"
     }
 

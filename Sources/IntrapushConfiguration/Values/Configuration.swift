@@ -183,11 +183,17 @@ package struct Configuration: Sendable, Equatable {
         onNotification.flatMap { try? HookCommandLine(parsing: $0) }
     }
 
-    /// The Unix socket through which the CLI asks the daemon to queue and mark: beside the
-    /// database, so that the CLI finds the daemon of the database it reads, whatever names it.
-    package var controlSocket: String { Self.controlSocket(forDatabase: database) }
+    /// The local API's Unix socket, where the CLI, the agent and any local program reach the
+    /// daemon of `database`.
+    package var localAPISocket: String { Self.localAPISocket(forDatabase: database) }
 
-    package static func controlSocket(forDatabase database: String) -> String { database + ".sock" }
+    /// `/run/intrapush/io.intrapush` for the packaged database, where systemd's services keep
+    /// theirs and where programs outside the package find it; beside any other database, as
+    /// `<database>.sock`, so that two daemons of two databases never share one and the CLI
+    /// finds the daemon of the database it reads, whatever names it.
+    package static func localAPISocket(forDatabase database: String) -> String {
+        database == Defaults.database ? Defaults.localAPISocket : database + ".sock"
+    }
 
     /// A Unix socket's path holds at most this many bytes.
     package static let longestSocketPath = 107
@@ -216,6 +222,7 @@ extension Configuration {
         package static let maximumHosts = 16
         package static let maxMessageSize = 1_048_576
         package static let database = "/var/lib/intrapush/notifications.sqlite3"
+        package static let localAPISocket = "/run/intrapush/io.intrapush"
         package static let tokenFile = "/etc/intrapush/token"
         package static let configurationFile = "/etc/intrapush/intrapush.conf"
         package static let retentionDays = 90

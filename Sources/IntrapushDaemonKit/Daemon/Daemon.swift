@@ -75,26 +75,26 @@ package struct Daemon {
         // The outbox and the local API share the connection's loop: no locks between them.
         let outbox = OutboxCoordinator(
             eventLoop: eventLoops.next(), storeWorker: storeWorker, settings: configuration.outbox, logger: logger)
-        let control: VarlinkServer
+        let localAPI: LocalAPIServer
         let daemonUserID = getuid()
         do {
             try await outbox.start()
-            control = try await VarlinkServer.bind(
-                path: configuration.controlSocket, databasePath: configuration.database, outbox: outbox, storeWorker: storeWorker,
+            localAPI = try await LocalAPIServer.bind(
+                path: configuration.localAPISocket, databasePath: configuration.database, outbox: outbox, storeWorker: storeWorker,
                 policy: .lookingUpGroups(everyoneReads: configuration.everyoneReads, daemonUserID: daemonUserID),
                 liveState: { storeWorker.currentLiveState }, logger: logger)
-        } catch let error as ControlSocketInUse {
+        } catch let error as LocalAPISocketInUse {
             logger.error("\(error)")
             throw DaemonExit(status: 75)
         } catch {
-            logger.error("cannot listen on the local API's socket \(configuration.controlSocket): \(error)")
+            logger.error("cannot listen on the local API's socket \(configuration.localAPISocket): \(error)")
             throw DaemonExit(status: 71)
         }
         // A reload may change who may read; the groups are looked up again with it.
         let reload = self.reload
         let reloadAndApply: @Sendable () throws(ConfigurationError) -> LoadedConfiguration = {
             let loaded = try reload()
-            control.policyChanged(.lookingUpGroups(everyoneReads: loaded.configuration.everyoneReads, daemonUserID: daemonUserID))
+            localAPI.policyChanged(.lookingUpGroups(everyoneReads: loaded.configuration.everyoneReads, daemonUserID: daemonUserID))
             return loaded
         }
         let exporter = configuration.metricsListen == nil && configuration.metricsFile == nil ? nil
@@ -105,7 +105,7 @@ package struct Daemon {
                 metricsServer = try await MetricsServer.bind(address: address, exporter: exporter, eventLoop: eventLoops.next(), logger: logger)
             } catch {
                 logger.error("cannot listen on metrics_listen \(address): \(error); change metrics_listen or free the port")
-                control.close()
+                localAPI.close()
                 outbox.stop()
                 await storeWorker.shutdown()
                 throw DaemonExit(status: 71)
@@ -117,7 +117,7 @@ package struct Daemon {
         )
         let retention = RetentionService(storeWorker: storeWorker, clock: EventLoopClock(eventLoop: eventLoops.next()), logger: logger)
         // The session loop also feeds systemd's watchdog (`WatchdogSchedule`).
-        let services: [any Service] = [session, retention, control]
+        let services: [any Service] = [session, retention, localAPI]
         var groupConfiguration = ServiceGroupConfiguration(
             services: services.map { .init(service: $0) },
             gracefulShutdownSignals: [],  // SignalListener reads them
@@ -139,7 +139,7 @@ package struct Daemon {
         do { outcome = .success(try await group.run()) } catch { outcome = .failure(error) }
         // The local API's and the signals' channels live on the event loop: closed before
         // the loop stops.
-        control.close()
+        localAPI.close()
         metricsServer?.close()
         await exporter?.shutdown()
         try? await signals.close()

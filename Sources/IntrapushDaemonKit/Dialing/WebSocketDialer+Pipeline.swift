@@ -36,7 +36,7 @@ extension WebSocketDialer {
             let serverHostname = host.isIPAddressLiteral ? nil : host
             try operations.addHandler(NIOSSLClientHandler(context: sslContext, serverHostname: serverHostname))
             if serverHostname != nil || !settings.tlsPins.isEmpty {
-                try operations.addHandler(ServerIdentityGate(host: serverHostname, pins: settings.tlsPins))
+                try operations.addHandler(ServerIdentityVerifier(host: serverHostname, pins: settings.tlsPins))
             }
         }
         let upgrader = NIOTypedWebSocketClientUpgrader<UpgradeOutcome>(

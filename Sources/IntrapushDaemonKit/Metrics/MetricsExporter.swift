@@ -56,7 +56,7 @@ final class MetricsExporter: Sendable {
 
     func renderNow() throws -> [UInt8] {
         let reader = try DatabaseReader(path: databasePath)
-        let report = try StatusReport.gather(reader: reader, now: WallClock.nowMilliseconds(), daemon: .state(liveState()))
+        let report = try StatusReport.gather(reader: reader, now: WallClock.nowMilliseconds(), daemon: .state(liveState(), version: LocalAPIInterfaces.version))
         return metrics.render(report)
     }
 

@@ -20,8 +20,8 @@ package struct StatusReport: Sendable {
 
     /// What the daemon said when asked through its local API.
     package enum DaemonAnswer: Sendable {
-        /// Its live state, from memory: it is running.
-        case state(LiveState)
+        /// Its live state, from memory, and its version: it is running.
+        case state(LiveState, version: String)
         /// It took the connection and did not answer in time: stopped by a signal, or hung.
         case silent
         /// Nothing answers (no daemon, an older one, or no permission): the database's row tells.
@@ -40,6 +40,8 @@ package struct StatusReport: Sendable {
     }
 
     package var state: LiveState?
+    /// The version of the daemon that answered; `nil` when none did.
+    package var daemonVersion: String?
     package var liveness: Liveness
     package var database: DatabaseFigures
     package var now: Int64
@@ -60,22 +62,24 @@ package struct StatusReport: Sendable {
             outboxWaiting: backlog.waiting,
             outboxOldestQueuedAt: backlog.oldestQueuedAt
         )
-        let (state, liveness): (LiveState?, Liveness) = switch daemon {
-        case .state(let live):
-            (live.withPruning(of: saved), .running)
+        let (state, version, liveness): (LiveState?, String?, Liveness) = switch daemon {
+        case .state(let live, let version):
+            (live.withPruning(of: saved), version, .running)
         case .silent:
-            (saved, .unresponsive)
+            (saved, nil, .unresponsive)
         case .unreachable:
-            (saved, liveness(of: saved, isProcessRunning: isProcessRunning))
+            (saved, nil, liveness(of: saved, isProcessRunning: isProcessRunning))
         }
-        return StatusReport(state: state, liveness: liveness, database: figures, now: now)
+        return StatusReport(state: state, daemonVersion: version, liveness: liveness, database: figures, now: now)
     }
 
     /// The report of someone who may not read the database itself: what the daemon said of its
     /// state and of the notifications this user may see.
-    package static func told(state: LiveState, notifications: Int64, unread: Int64, path: String, now: Int64) -> StatusReport {
+    package static func told(
+        state: LiveState, version: String, notifications: Int64, unread: Int64, path: String, now: Int64
+    ) -> StatusReport {
         StatusReport(
-            state: state, liveness: .running,
+            state: state, daemonVersion: version, liveness: .running,
             database: DatabaseFigures(path: path, sizeBytes: fileSize(path) + fileSize(path + "-wal"), notifications: notifications, unread: unread),
             now: now)
     }
@@ -89,16 +93,15 @@ package struct StatusReport: Sendable {
 
     /// Asks the daemon of the database whose local API listens on `socketPath`.
     package static func askDaemon(socketPath: String, timeout: Duration = .seconds(2)) -> DaemonAnswer {
+        let client: LocalAPIClient
+        do { client = try LocalAPIClient(path: socketPath) } catch { return .unreachable }
         do {
-            let connection = try VarlinkConnection(path: socketPath)
-            let reply = try connection.call(VarlinkCall(method: "io.intrapush.Daemon.Status"), timeout: timeout)
-            guard reply.error == nil, let value = reply.parameters["state"], let state = LiveState(varlinkValue: value) else {
-                return .unreachable  // an older daemon, or one that does not let this user ask
-            }
-            return .state(state)
+            let reply = try client.call(DaemonInterface.Status.self, .init(), timeout: timeout)
+            return .state(LiveState(reply.state), version: reply.version)
+        } catch .unreachable(.noAnswer) {
+            return .silent
         } catch {
-            if case .noAnswer = error { return .silent }
-            return .unreachable
+            return .unreachable  // an older daemon, or one that does not let this user ask
         }
     }
 

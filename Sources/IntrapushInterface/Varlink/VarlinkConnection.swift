@@ -2,9 +2,9 @@
 import Glibc
 #endif
 
-/// A blocking client of the local API (`VarlinkServer` in the daemon): calls on one connection,
-/// no threads. The CLI and the desktop agent use it; so does the daemon, to tell whether another
-/// daemon holds the socket.
+/// One blocking connection to a Varlink service (the daemon's local API): messages out, replies
+/// in, no threads. `LocalAPIClient` speaks the interfaces through it; the daemon uses it to tell
+/// whether another daemon holds the socket.
 package final class VarlinkConnection {
     /// Why a call did not reach the daemon, or its answer did not come back.
     package enum Failure: Error, Equatable {
@@ -21,7 +21,10 @@ package final class VarlinkConnection {
     package let path: String
     /// The socket, for a caller that waits for a stream's next reply in its own poll(2).
     package let descriptor: Int32
+    /// What was read and not yet returned: from `start`, with no NUL before `searched`.
     private var received: [UInt8] = []
+    private var start = 0
+    private var searched = 0
     /// A reply longer than this is not one of ours.
     static let longestReply = 256 << 20
 
@@ -40,30 +43,31 @@ package final class VarlinkConnection {
         return true
     }
 
-    /// Sends `call` and waits for its first reply (a stream's later ones come from `nextReply`).
-    /// With `timeout`, a daemon that does not answer within it is `.noAnswer`.
-    package func call(_ call: VarlinkCall, timeout: Duration? = nil) throws(Failure) -> VarlinkReply {
-        try send(call)
-        return try nextReply(timeout: timeout)
-    }
-
     /// Writes `call` without waiting for anything.
     package func send(_ call: VarlinkCall) throws(Failure) {
         guard Self.writeAll(descriptor, call.encoded) else { throw .failed(path: path, reason: String(cString: strerror(errno))) }
     }
 
-    /// The next reply on this connection.
+    /// The next reply on this connection. With `timeout`, a daemon that does not answer within
+    /// it is `.noAnswer` (`.zero`: only what has arrived). Each byte is searched for the NUL
+    /// that ends a reply once, however many reads a long reply takes.
     package func nextReply(timeout: Duration? = nil) throws(Failure) -> VarlinkReply {
         while true {
-            if let end = received.firstIndex(of: 0) {
-                let message = Array(received[..<end])
-                received.removeSubrange(...end)
-                guard let reply = message.withUnsafeBufferPointer({ VarlinkReply.parse($0) }) else {
+            if let end = received[searched...].firstIndex(of: 0) {
+                let reply = received[start..<end].withUnsafeBufferPointer { VarlinkReply.parse($0) }
+                start = end + 1
+                searched = start
+                if start == received.count {
+                    received.removeAll(keepingCapacity: received.count <= 1 << 20)
+                    (start, searched) = (0, 0)
+                }
+                guard let reply else {
                     throw .failed(path: path, reason: "the daemon's answer could not be read; is intrapush the same version as intrapushd?")
                 }
                 return reply
             }
-            guard received.count <= Self.longestReply else {
+            searched = received.count
+            guard received.count - start <= Self.longestReply else {
                 throw .failed(path: path, reason: "the daemon's answer is longer than \(Self.longestReply >> 20) MiB")
             }
             if let timeout {
@@ -73,13 +77,20 @@ package final class VarlinkConnection {
                 if ready < 0 && errno == EINTR { continue }
                 guard ready > 0 else { throw .noAnswer(path: path) }
             }
-            var chunk = [UInt8](repeating: 0, count: 65536)
-            let count = chunk.withUnsafeMutableBytes { recv(descriptor, $0.baseAddress, $0.count, 0) }
+            if start > 0 {
+                // What was returned goes before the buffer grows again.
+                received.removeSubrange(..<start)
+                searched -= start
+                start = 0
+            }
+            let before = received.count
+            received.append(contentsOf: repeatElement(0, count: 65536))
+            let count = received.withUnsafeMutableBytes { recv(descriptor, $0.baseAddress! + before, 65536, 0) }
+            received.removeSubrange((before + max(count, 0))...)
             if count < 0 && errno == EINTR { continue }
             guard count > 0 else {
                 throw .failed(path: path, reason: "the daemon closed the connection without answering; see its log (journalctl -u intrapush)")
             }
-            received.append(contentsOf: chunk[0..<count])
         }
     }
 

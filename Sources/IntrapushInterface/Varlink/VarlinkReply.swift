@@ -13,6 +13,12 @@ package struct VarlinkReply: Equatable, Sendable {
         self.error = error
     }
 
+    /// A method's reply.
+    package init(_ reply: some VarlinkStruct, continues: Bool) {
+        guard case .object(let members) = reply.varlinkJSON else { preconditionFailure("a struct is written as an object") }
+        self.init(parameters: members, continues: continues)
+    }
+
     package static func failure(_ error: VarlinkError) -> VarlinkReply {
         VarlinkReply(parameters: error.parameters, error: error.name)
     }
@@ -36,7 +42,11 @@ package struct VarlinkReply: Equatable, Sendable {
         case .object(let parameters)?: reply.parameters = parameters
         default: return nil
         }
-        reply.continues = members["continues"]?.bool ?? false
+        switch members["continues"] {
+        case nil, .null?: break
+        case .bool(let continues)?: reply.continues = continues
+        default: return nil
+        }
         switch members["error"] {
         case nil, .null?: break
         case .string(let name)?: reply.error = name
@@ -46,8 +56,9 @@ package struct VarlinkReply: Equatable, Sendable {
     }
 }
 
-/// A named Varlink error with its parameters. Every error of ours carries `message`: a sentence
-/// for the person at the other end, saying what happened and what to do.
+/// A named Varlink error with its parameters, as it travels. The errors a service sends are
+/// made from the interfaces' `Failure` enums; every error of ours carries `message`, a sentence
+/// for the person at the other end saying what happened and what to do.
 package struct VarlinkError: Error, Equatable, Sendable {
     package var name: String
     package var parameters: [String: JSONValue]
@@ -59,17 +70,9 @@ package struct VarlinkError: Error, Equatable, Sendable {
 
     package var message: String? { parameters["message"]?.string }
 
-    // org.varlink.service's own errors (varlink.org, "Service").
-    package static func interfaceNotFound(_ interface: String) -> VarlinkError {
-        VarlinkError("org.varlink.service.InterfaceNotFound", ["interface": .string(interface)])
-    }
-    package static func methodNotFound(_ method: String) -> VarlinkError {
-        VarlinkError("org.varlink.service.MethodNotFound", ["method": .string(method)])
-    }
-    package static func invalidParameter(_ parameter: String) -> VarlinkError {
-        VarlinkError("org.varlink.service.InvalidParameter", ["parameter": .string(parameter)])
-    }
-    package static func expectedMore() -> VarlinkError {
-        VarlinkError("org.varlink.service.ExpectedMore")
+    /// The interface part of the name.
+    package var interface: String {
+        guard let dot = name.lastIndex(of: ".") else { return "" }
+        return String(name[..<dot])
     }
 }

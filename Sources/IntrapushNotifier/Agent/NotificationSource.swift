@@ -4,7 +4,8 @@ import IntrapushSupport
 
 /// The notifications as the agent may see them: through the daemon's local API, which shows this
 /// user only what is addressed to them and wakes the agent (a `Subscribe` call kept open) as each
-/// is committed. No file of the daemon's is read.
+/// is committed; and the marks the person makes, sent back the same way. No file of the
+/// daemon's is read.
 final class NotificationSource {
     enum Trouble: Equatable {
         /// No daemon answers: one will start.
@@ -15,13 +16,13 @@ final class NotificationSource {
         case unusable(String)
     }
 
-    /// A call the daemon refused, in its words.
-    struct Refused: Error {
-        var message: String
+    /// A call that did not give its answer, in words for the agent's log.
+    struct Failed: Error {
+        var reason: String
     }
 
     let socketPath: String
-    private var subscription: VarlinkConnection?
+    private var subscription: (client: LocalAPIClient, replies: LocalAPIReplies<NotificationsInterface.Subscribe>)?
     /// A daemon that takes a call and does not answer within this is treated as gone.
     static let answerTimeout: Duration = .seconds(5)
 
@@ -31,18 +32,14 @@ final class NotificationSource {
 
     /// Readable when a notification was committed for this user, or the daemon went away;
     /// `nil` while there is no subscription.
-    var descriptor: Int32? { subscription?.descriptor }
+    var descriptor: Int32? { subscription?.client.connection.descriptor }
 
     /// Subscribes unless subscribed; what stands in the way otherwise.
     func prepare() -> Trouble? {
         if subscription != nil { return nil }
+        let client: LocalAPIClient
         do {
-            let connection = try VarlinkConnection(path: socketPath)
-            let caller = try connection.call(VarlinkCall(method: "io.intrapush.Daemon.WhoAmI"), timeout: Self.answerTimeout)
-            guard caller.parameters["reads"]?.bool == true else { return .notPermitted("intrapushd does not let you read notifications") }
-            try connection.send(VarlinkCall(method: "io.intrapush.Notifications.Subscribe", more: true))
-            subscription = connection
-            return nil
+            client = try LocalAPIClient(path: socketPath)
         } catch {
             switch error {
             case .notRunning: return .notYet
@@ -51,6 +48,18 @@ final class NotificationSource {
             case .failed(_, let reason): return .unusable(reason)
             }
         }
+        do {
+            let caller = try client.call(DaemonInterface.WhoAmI.self, .init(), timeout: Self.answerTimeout)
+            guard caller.reads else { return .notPermitted("intrapushd does not let you read notifications") }
+        } catch {
+            return .unusable(Self.words(error))
+        }
+        do {
+            subscription = (client, try client.start(NotificationsInterface.Subscribe.self, .init(), more: true))
+            return nil
+        } catch {
+            return .unusable(Self.words(error))
+        }
     }
 
     /// Takes what the subscription has sent so far; `false` when it ended (the daemon stopped,
@@ -58,11 +67,8 @@ final class NotificationSource {
     func drainSubscription() -> Bool {
         guard let subscription else { return false }
         do {
-            while true {
-                let reply = try subscription.nextReply(timeout: .zero)
-                guard reply.error == nil, reply.continues else { break }
-            }
-        } catch .noAnswer {
+            while try subscription.replies.next(timeout: .zero) != nil {}
+        } catch .unreachable(.noAnswer) {
             return true
         } catch {}
         self.subscription = nil
@@ -72,31 +78,61 @@ final class NotificationSource {
     /// The unread notifications after `cursor` addressed to this user: the newest `catchUp` and
     /// the count of the rest. A cursor beyond the last id means the database was made anew:
     /// everything in it is after.
-    func unread(after cursor: Int64, catchUp: Int) throws -> UnreadBatch {
-        let connection = try VarlinkConnection(path: socketPath)
-        func call(_ method: String, _ parameters: [String: JSONValue]) throws -> VarlinkReply {
-            let reply = try connection.call(VarlinkCall(method: method, parameters: parameters), timeout: Self.answerTimeout)
-            if let error = reply.error { throw Refused(message: reply.parameters["message"]?.string ?? error) }
-            return reply
+    func unread(after cursor: Int64, catchUp: Int) throws(Failed) -> UnreadBatch {
+        let client: LocalAPIClient
+        do { client = try LocalAPIClient(path: socketPath) } catch { throw Failed(reason: Self.words(error)) }
+        func call<Method: VarlinkMethod>(_ method: Method.Type, _ parameters: Method.Parameters) throws(Failed) -> Method.Reply {
+            do { return try client.call(method, parameters, timeout: Self.answerTimeout) } catch { throw Failed(reason: Self.words(error)) }
         }
-        func records(_ reply: VarlinkReply) -> [NotificationRecord] {
-            guard case .array(let values)? = reply.parameters["notifications"] else { return [] }
-            return values.compactMap(NotificationRecord.init(varlinkValue:))
-        }
-        let mine: [String: JSONValue] = ["mine": .bool(true)]
-        let latest = records(try call("io.intrapush.Notifications.List", ["filter": .object(mine), "limit": JSONValue(1)])).first?.id ?? 0
+        let mine = NotificationsInterface.Filter(mine: true)
+        let newestOfMine = try call(NotificationsInterface.List.self, .init(filter: mine, limit: 1))
+        let latest = newestOfMine.notifications.first?.id ?? 0
         let start = latest < cursor ? 0 : cursor
         guard latest > start else { return UnreadBatch(newest: [], summarized: 0, through: latest) }
-        let filter = JSONValue.object(mine.merging(["unread": .bool(true), "after_id": JSONValue(start), "last_id": JSONValue(latest)]) { $1 })
-        guard let count = try call("io.intrapush.Notifications.Count", ["filter": filter]).parameters["count"]?.integer else {
-            throw Refused(message: "intrapushd's answer could not be read")
-        }
-        let newest = catchUp > 0 ? records(try call("io.intrapush.Notifications.List", ["filter": filter, "limit": JSONValue(min(catchUp, 1000))])) : []
+        let filter = NotificationsInterface.Filter(unread: true, mine: true, afterID: start, lastID: latest)
+        let count = try call(NotificationsInterface.Count.self, .init(filter: filter)).count
+        let newest = catchUp > 0
+            ? try call(NotificationsInterface.List.self, .init(filter: filter, limit: Int64(min(catchUp, 1000)))).notifications.map(NotificationRecord.init)
+            : []
         return UnreadBatch(newest: newest.reversed(), summarized: count - Int64(newest.count), through: latest)
+    }
+
+    /// Marks `ids` read for this user through the daemon, which queues the read receipts.
+    /// `false` when the daemon could not be reached (the marks wait in the cursor file);
+    /// a refusal is the daemon's answer, given as `refused`.
+    func markRead(_ ids: [Int64], refused: (String) -> Void) -> Bool {
+        let client: LocalAPIClient
+        do { client = try LocalAPIClient(path: socketPath) } catch { return false }
+        do {
+            _ = try client.call(NotificationsInterface.MarkRead.self, .init(ids: ids), timeout: Self.answerTimeout)
+        } catch .unreachable {
+            return false
+        } catch {
+            refused(Self.words(error))
+        }
+        return true
     }
 
     /// Ends the subscription, so that the next `prepare` makes a new one (after a failed read).
     func close() {
         subscription = nil
+    }
+
+    private static func words(_ failure: VarlinkConnection.Failure) -> String {
+        switch failure {
+        case .notRunning(let path): "nothing answers on \(path)"
+        case .permissionDenied(let path): "you may not connect to intrapushd at \(path)"
+        case .noAnswer: "intrapushd did not answer"
+        case .failed(_, let reason): reason
+        }
+    }
+
+    private static func words<Failure>(_ error: LocalAPIError<Failure>) -> String {
+        switch error {
+        case .unreachable(let failure): words(failure)
+        case .failed(let failure): failure.varlinkError.message ?? failure.varlinkError.name
+        case .service(let failure): failure.varlinkError.name
+        case .unexpected(let what): what
+        }
     }
 }

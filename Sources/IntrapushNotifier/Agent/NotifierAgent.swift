@@ -51,7 +51,7 @@ package final class NotifierAgent {
 
     package init(configuration: Options) {
         self.configuration = configuration
-        source = NotificationSource(socketPath: Configuration.controlSocket(forDatabase: configuration.databasePath))
+        source = NotificationSource(socketPath: Configuration.localAPISocket(forDatabase: configuration.databasePath))
         cursorFile = CursorFile(directory: configuration.stateDirectory, database: configuration.databasePath)
         machine = NotifierMachine(settings: configuration.settings, cursor: cursorFile.load())
     }
@@ -192,8 +192,7 @@ package final class NotifierAgent {
         do {
             return try source.unread(after: cursor, catchUp: configuration.settings.catchUp)
         } catch {
-            let reason = (error as? NotificationSource.Refused)?.message ?? "\(error)"
-            log("cannot read your notifications from intrapushd: \(reason); trying again")
+            log("cannot read your notifications from intrapushd: \(error.reason); trying again")
             source.close()
             return nil
         }
@@ -201,20 +200,11 @@ package final class NotifierAgent {
 
     /// Through the daemon, which sends the read receipt; `false` when it could not be reached.
     private func markRead(_ ids: [Int64]) -> Bool {
-        let socket = Configuration.controlSocket(forDatabase: configuration.databasePath)
-        do {
-            let connection = try VarlinkConnection(path: socket)
-            let reply = try connection.call(
-                VarlinkCall(method: "io.intrapush.Notifications.MarkRead", parameters: ["ids": .array(ids.map { JSONValue($0) })]),
-                timeout: .seconds(5))
-            if let error = reply.error {
-                log("intrapushd did not mark \(ids.count) notification(s) read: \(reply.parameters["message"]?.string ?? error)")
-            }
-            return true
-        } catch {
-            if configuration.verbose { log("intrapushd is not reachable; the read mark waits for it") }
-            return false
+        let reached = source.markRead(ids) { reason in
+            log("intrapushd did not mark \(ids.count) notification(s) read: \(reason)")
         }
+        if !reached, configuration.verbose { log("intrapushd is not reachable; the read mark waits for it") }
+        return reached
     }
 
     private func tellNotPermitted(_ reason: String, bus: SessionBus) {

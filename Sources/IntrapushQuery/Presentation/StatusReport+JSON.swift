@@ -15,6 +15,7 @@ extension StatusReport {
         func number(_ key: String, _ value: Int64?) {
             output += ",\"\(key)\":" + (value.map { String($0) } ?? "null")
         }
+        text("version", daemonVersion)
         text("state", state?.state.rawValue)
         number("pid", state?.pid.map { Int64($0) })
         text("server", state?.server)

@@ -8,6 +8,7 @@ extension StatusReport {
         func field(_ label: String, _ value: String) {
             lines.append(label + ":" + String(repeating: " ", count: max(1, 16 - label.count)) + value)
         }
+        if let daemonVersion { field("Version", "intrapushd \(TerminalText.sanitized(daemonVersion))") }
         if let state {
             if let server = state.server { field("Server", TerminalText.sanitized(server)) }
             if let primary = state.primaryServer {

@@ -74,3 +74,35 @@ final class FollowProcess: @unchecked Sendable {
         process.killIfRunning()
     }
 }
+
+/// The lines a child process writes on a pipe, each waited for at most a given time (poll(2),
+/// no sleeping).
+final class LineReader: @unchecked Sendable {
+    private let handle: FileHandle
+    private var buffered = Data()
+
+    init(_ handle: FileHandle) {
+        self.handle = handle
+    }
+
+    /// The next line without its newline; `nil` when the pipe closed first.
+    func next(timeout: Duration) throws -> String? {
+        let deadline = ContinuousClock.now + timeout
+        while true {
+            if let newline = buffered.firstIndex(of: UInt8(ascii: "\n")) {
+                let line = String(decoding: buffered[..<newline], as: UTF8.self)
+                buffered.removeSubrange(...newline)
+                return line
+            }
+            let remaining = deadline - ContinuousClock.now
+            guard remaining > .zero else { throw ShellFailed(description: "no line within \(timeout)") }
+            var entry = pollfd(fd: handle.fileDescriptor, events: Int16(POLLIN), revents: 0)
+            let milliseconds = Int32(remaining.components.seconds * 1000 + remaining.components.attoseconds / 1_000_000_000_000_000)
+            guard poll(&entry, 1, max(1, milliseconds)) > 0 else { continue }
+            var chunk = [UInt8](repeating: 0, count: 4096)
+            let count = read(handle.fileDescriptor, &chunk, chunk.count)
+            guard count > 0 else { return nil }
+            buffered.append(contentsOf: chunk[..<count])
+        }
+    }
+}

@@ -41,6 +41,6 @@ struct ServerNameCheckTests {
         try openssl.run()
         openssl.waitUntilExit()
         let certificate = try NIOSSLCertificate(file: directory + "/c.pem", format: .pem)
-        #expect(ServerIdentityGate.dnsNames(of: certificate) == ["push.example", "*.corp.example"])
+        #expect(ServerIdentityVerifier.dnsNames(of: certificate) == ["push.example", "*.corp.example"])
     }
 }

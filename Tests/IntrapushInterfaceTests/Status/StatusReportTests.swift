@@ -4,6 +4,7 @@ import Testing
 @testable import IntrapushQuery
 @testable import IntrapushInterface
 @testable import IntrapushStore
+@testable import IntrapushSupport
 
 @Suite struct StatusReportTests {
     static let now: Int64 = 1_700_000_100_000
@@ -32,8 +33,10 @@ import Testing
         _ = try store.pruneBatch(policy: RetentionPolicy(days: 0, maximumRows: 1), now: Self.now - 30_000)
         let live = LiveState(
             pid: 42, state: .connected, lastHeartbeatAt: Self.now - 1_000, receivedTotal: 3, ackedTotal: 3, updatedAt: Self.now)
-        let answered = try StatusReport.gather(reader: fixture.reader().database, now: Self.now, daemon: .state(live)) { _ in false }
+        let answered = try StatusReport.gather(reader: fixture.reader().database, now: Self.now, daemon: .state(live, version: "9.8.7")) { _ in false }
         #expect(answered.liveness == .running)
+        #expect(answered.daemonVersion == "9.8.7" && answered.text(useColor: false).contains("Version:         intrapushd 9.8.7"))
+        #expect(answered.json().contains(#""version":"9.8.7","state":"connected""#))
         #expect(answered.state?.ackedTotal == 3 && answered.state?.lastHeartbeatAt == Self.now - 1_000)
         #expect(answered.state?.lastPruneAt == Self.now - 30_000)
         let silent = try StatusReport.gather(reader: fixture.reader().database, now: Self.now, daemon: .silent) { _ in true }
@@ -41,20 +44,27 @@ import Testing
         #expect(silent.headline(useColor: false).hasPrefix("intrapushd (pid 42) does not answer: it may be stopped or hung"))
     }
 
-    /// What the daemon tells over the socket reads back whole, and an older CLI skips what it
-    /// does not know.
-    @Test("the live state's text round-trips")
-    func liveStateText() {
-        let state = LiveState(
+    /// What the daemon tells through its local API reads back whole, a newline in an error
+    /// included, and a client built before a field was added skips it.
+    @Test("the live state round-trips through the local API's DaemonState")
+    func liveStateThroughLocalAPI() throws {
+        var state = LiveState(
             pid: 7, state: .reconnecting, server: "ws://h:1/c/***", lastHeartbeatAt: 5, reconnectAttempt: 3,
             nextAttemptAt: 9, lastError: "cannot resolve h\nsecond line", receivedTotal: 10, storedTotal: 8,
             duplicateTotal: 1, ackedTotal: 10, connectionsTotal: 4, startedAt: 1, updatedAt: 11, retentionDays: 90,
             retentionMaxRows: 5, lastPruneAt: 6, prunedTotal: 2, hookRuns: 3, hookFailures: 1, hookTimeouts: 1, hookDropped: 1)
-        var expected = state
-        expected.lastError = "cannot resolve h second line"
-        #expect(LiveState(text: state.text) == expected)
-        #expect(LiveState(text: "state=connected\nupdated_at=3\nfuture_field=x\n")?.state == .connected)
-        #expect(LiveState(text: "pid=3\n") == nil)
+        state.primaryServer = "ws://p:1/c/***"
+        state.primaryUnreachableSince = 4
+        let json = state.localAPIValue.varlinkJSON
+        #expect(json["pid"]?.integer == 7 && json["last_error"]?.string == "cannot resolve h\nsecond line")
+        let read = try DaemonInterface.DaemonState(varlink: json, at: "state", strict: true)
+        #expect(LiveState(read) == state)
+        guard case .object(var members) = json else { Issue.record("an object"); return }
+        members["future_field"] = .string("x")
+        #expect(throws: VarlinkDecodingError(field: "state.future_field")) {
+            try DaemonInterface.DaemonState(varlink: .object(members), at: "state", strict: true)
+        }
+        #expect(LiveState(try DaemonInterface.DaemonState(varlink: .object(members), at: "state", strict: false)) == state)
     }
 
     /// The report says plainly that the daemon is not running, and never shows more than `***`.
@@ -72,7 +82,7 @@ import Testing
         #expect(text.contains("Notifications:   3 (2 unread)"))
         #expect(!text.contains("\u{1B}"))
         let json = report.json()
-        #expect(json.hasPrefix(#"{"running":false,"liveness":"not-running","state":"connected","pid":999999,"server":"ws://h:1/connect/c/o/***","#))
+        #expect(json.hasPrefix(#"{"running":false,"liveness":"not-running","version":null,"state":"connected","pid":999999,"server":"ws://h:1/connect/c/o/***","#))
         #expect(json.contains(#""connected_since":"2023-11-14T22:14:00.000Z""#))
         #expect(json.contains(#""notifications":3,"unread":2},"outbox_waiting":0,"outbox_oldest_queued_at":null}"#))
         #expect(text.contains("Outbox:          nothing waiting for the server"))

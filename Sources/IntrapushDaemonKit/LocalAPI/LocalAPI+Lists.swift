@@ -1,0 +1,77 @@
+import IntrapushInterface
+import IntrapushStore
+import NIOCore
+
+extension LocalAPI {
+    /// `List`: the newest `limit` (or, with `oldest_first`, the oldest), in pages when the
+    /// caller asked for more, the next once the caller has read the last.
+    func list(
+        _ parameters: NotificationsInterface.List.Parameters, caller: Caller, viewer: Viewer, reply: VarlinkResponder<NotificationsInterface.List>
+    ) {
+        var query: NotificationQuery
+        switch self.query(parameters.filter, caller: caller, viewer: viewer) {
+        case .success(let made): query = made
+        case .failure(let failure): return reply.fail(failure)
+        }
+        let limit = parameters.limit ?? 20
+        // With more, 0 means all; without, a list is one reply and has a ceiling.
+        guard limit >= 0, reply.wantsMore || (1...Int64(limits.largestList)).contains(limit) else {
+            return reply.fail(.invalidParameter(parameter: "limit"))
+        }
+        query.order = parameters.oldestFirst == true ? .oldestFirst : .newestFirst
+        sendPage(of: query, remaining: limit == 0 ? nil : limit, caller: caller, reply: reply)
+    }
+
+    /// One reply of a list, then the next once the caller has read it (with `more`). A reply
+    /// ends at `rowsPerReply` rows or past `bytesPerReply` of text; without `more`, at the limit
+    /// asked for or past `largestListBytes`.
+    private func sendPage(
+        of query: NotificationQuery, remaining: Int64?, caller: Caller, reply: VarlinkResponder<NotificationsInterface.List>
+    ) {
+        let streams = reply.wantsMore
+        var paged = query
+        paged.limit = Int(streams ? min(remaining ?? .max, Int64(limits.rowsPerReply)) : (remaining ?? 20))
+        let page = paged
+        let bytes = streams ? limits.bytesPerReply : limits.largestListBytes
+        queries.run(for: caller.userID) { reader in try Self.page(page, reader: reader, stoppingPast: bytes) }.assumeIsolated().whenComplete { result in
+            let (records, isCut): ([NotificationRecord], Bool)
+            switch result {
+            case .success(let found): (records, isCut) = found
+            case .failure(let error): return reply.fail(self.notificationsFailure(error))
+            }
+            let left = remaining.map { $0 - Int64(records.count) }
+            let isExhausted = !isCut && records.count < page.limit!
+            let isLast = !streams || isExhausted || left == 0 || records.isEmpty
+            let answer = NotificationsInterface.List.Reply(notifications: records.map(\.localAPIValue))
+            guard !isLast, let lastID = records.last?.id else { return reply.reply(answer) }
+            reply.yield(answer)
+            var next = query
+            let bounds = query.idRange ?? 0...Int64.max
+            switch query.order {
+            case .oldestFirst: next.idRange = (lastID + 1)...bounds.upperBound
+            case .newestFirst, .newestFirstReversed: next.idRange = bounds.lowerBound...(lastID - 1)
+            }
+            reply.whenWritable { self.sendPage(of: next, remaining: left, caller: caller, reply: reply) }
+        }
+    }
+
+    /// The query's rows, stopping after the row that passes `limit` bytes of text, and whether
+    /// it stopped there: a reply stays bounded even when each notification is large.
+    private static func page(
+        _ query: NotificationQuery, reader: NotificationReader, stoppingPast limit: Int
+    ) throws -> (records: [NotificationRecord], isCut: Bool) {
+        struct Enough: Error {}
+        var records: [NotificationRecord] = []
+        var bytes = 0
+        do {
+            try reader.forEach(query) { record in
+                records.append(record)
+                bytes += record.payload.utf8.count + (record.body?.utf8.count ?? 0) + (record.title?.utf8.count ?? 0)
+                if bytes > limit { throw Enough() }
+            }
+        } catch is Enough {
+            return (records, true)
+        }
+        return (records, false)
+    }
+}

@@ -1,0 +1,74 @@
+import IntrapushInterface
+import IntrapushStore
+import IntrapushSupport
+import NIOCore
+
+extension LocalAPI {
+    /// `io.intrapush.Outbox`: queueing as the host, for those granted it. Every answer comes
+    /// only after the commit.
+    func answer(_ call: OutboxInterface.Call, on context: VarlinkCallContext) {
+        switch call {
+        case .send(let parameters):
+            let reply = context.responder(OutboxInterface.Send.self)
+            queue(parameters.message, kind: .message, timeout: nil, fail: reply.fail) { row, messageID in
+                reply.reply(.init(row: row, messageID: messageID))
+            }
+        case .request(let parameters):
+            let reply = context.responder(OutboxInterface.Request.self)
+            var timeout: Duration?
+            if let milliseconds = parameters.timeoutMS {
+                guard (1...limits.longestRequestTimeout.milliseconds).contains(milliseconds) else {
+                    return reply.fail(.invalidParameter(parameter: "timeout_ms"))
+                }
+                timeout = .milliseconds(milliseconds)
+            }
+            queue(parameters.message, kind: .request, timeout: timeout, fail: reply.fail) { row, messageID in
+                self.awaitReply(row: row, messageID: messageID, reply: reply, on: context)
+            }
+        case .wake:
+            // Rows were queued directly while no daemon answered; this one started meanwhile.
+            outbox.wake()
+            context.responder(OutboxInterface.Wake.self).reply(.init())
+        }
+    }
+
+    private func queue(
+        _ text: String, kind: OutboxKind, timeout: Duration?, fail: @escaping (OutboxInterface.Failure) -> Void,
+        queued: @escaping (_ row: Int64, _ messageID: String) -> Void
+    ) {
+        let submission: OutboxSubmission
+        do {
+            submission = try outbox.settings.submission(text, kind: kind, timeout: timeout, queuedAt: WallClock.nowMilliseconds())
+        } catch {
+            return fail(Self.refused(error))
+        }
+        outbox.queue(submission).assumeIsolated().whenComplete { result in
+            switch result {
+            case .success(.success(let row)): queued(row, submission.message.id)
+            case .success(.failure(let refusal)): fail(Self.refused(refusal))
+            case .failure(let error): fail(.storeFailed(message: self.storeFailedMessage(error, what: "store the message")))
+            }
+        }
+    }
+
+    private func awaitReply(
+        row: Int64, messageID: String, reply: VarlinkResponder<OutboxInterface.Request>, on context: VarlinkCallContext
+    ) {
+        // With more, the caller hears at once that the request is queued.
+        if reply.wantsMore { reply.yield(.init(row: row, messageID: messageID, reply: nil)) }
+        context.onEnd { [outbox] in outbox.stopAwaiting(row: row) }
+        outbox.awaitReply(row: row).assumeIsolated().whenSuccess { outcome in
+            switch outcome {
+            case .replied(let text):
+                reply.reply(.init(row: row, messageID: messageID, reply: text))
+            case .expired:
+                reply.fail(.requestExpired(
+                    messageID: messageID, message: "no reply to request \(messageID) in time; it expired and is not sent again"))
+            }
+        }
+    }
+
+    static func refused(_ refusal: OutboxRefusal) -> OutboxInterface.Failure {
+        .refused(reason: refusal.reason, message: refusal.message)
+    }
+}

@@ -1,0 +1,174 @@
+import IntrapushConfiguration
+import IntrapushInterface
+import IntrapushStore
+import Logging
+import NIOCore
+
+/// What the local API writes through: the outbox (messages, requests, and marks with their
+/// read receipts), on the store thread. `OutboxCoordinator` in the daemon.
+protocol LocalAPIOutbox: AnyObject {
+    var settings: OutboxSettings { get }
+    func queue(_ submission: OutboxSubmission) -> EventLoopFuture<Result<Int64, OutboxRefusal>>
+    func awaitReply(row: Int64) -> EventLoopFuture<OutboxCoordinator.RequestOutcome>
+    func stopAwaiting(row: Int64)
+    func markRead(ids: [Int64]?, for viewer: Viewer) -> EventLoopFuture<NotificationMarker.Outcome>
+    func wake()
+}
+
+/// Where the local API's reads run, one user's after another's: `QueryRunner` in the daemon.
+protocol LocalAPIQueries: AnyObject {
+    /// Fails with `QueryRunner.Busy` when too many of `user`'s wait already; completes on the loop.
+    func run<T: Sendable>(for user: UInt32, _ work: @escaping @Sendable (NotificationReader) throws -> T) -> EventLoopFuture<T>
+    /// Names for a caller's numbers, off the event loop.
+    func caller(_ identity: PeerIdentity) -> EventLoopFuture<Caller>
+}
+
+/// The local API: the one gate between the people on the host and the notifications. Each call
+/// comes with the caller the kernel named, is decoded as its interface file says (the types in
+/// IntrapushInterface/LocalAPI, generated from packaging/varlink/), checked against the
+/// `AccessPolicy`, and answered through the outbox (writes), the queries (reads) or from memory,
+/// with only what the interface declares. Confined to the daemon's event loop.
+final class LocalAPI: VarlinkService, @unchecked Sendable {
+    let limits: LocalAPILimits
+    let outbox: any LocalAPIOutbox
+    let queries: any LocalAPIQueries
+    let liveState: @Sendable () -> LiveState
+    let eventLoop: any EventLoop
+    let logger: Logger
+    private(set) var policy: AccessPolicy
+    /// Made on first use, on the event loop, like everything the API holds.
+    private(set) lazy var subscriptions = Subscriptions(api: self)
+
+    init(
+        limits: LocalAPILimits, outbox: any LocalAPIOutbox, queries: any LocalAPIQueries, policy: AccessPolicy,
+        eventLoop: any EventLoop, liveState: @escaping @Sendable () -> LiveState, logger: Logger
+    ) {
+        self.limits = limits
+        self.outbox = outbox
+        self.queries = queries
+        self.policy = policy
+        self.eventLoop = eventLoop
+        self.liveState = liveState
+        self.logger = logger
+    }
+
+    /// A reload may let everyone read, or no longer; groups are looked up again.
+    func policyChanged(_ policy: AccessPolicy) {
+        eventLoop.assertInEventLoop()
+        self.policy = policy
+    }
+
+    // MARK: The service
+
+    var maximumMessageSize: Int { outbox.settings.maximumMessageSize }
+
+    func isPrivileged(_ identity: PeerIdentity) -> Bool {
+        policy.grant(userID: identity.userID, groupIDs: identity.groupIDs).readsAll
+    }
+
+    func handle(_ call: VarlinkCall, context: VarlinkCallContext) {
+        eventLoop.assertInEventLoop()
+        guard let identity = context.connection.identity else { return }
+        let grant = policy.grant(userID: identity.userID, groupIDs: identity.groupIDs)
+        switch call.interface {
+        case VarlinkServiceInterface.name:
+            dispatch(VarlinkServiceInterface.Call.decode(call), on: context) { self.answer($0, on: context) }
+        case DaemonInterface.name:
+            dispatch(DaemonInterface.Call.decode(call), on: context) { self.answer($0, grant: grant, on: context) }
+        case NotificationsInterface.name:
+            guard grant.reads else {
+                return context.fail(NotificationsInterface.Failure.permissionDenied(
+                    message: "you may not read notifications here; an administrator can add you to the group \(AccessPolicy.readerGroup)"))
+            }
+            dispatch(NotificationsInterface.Call.decode(call), on: context) { self.answer($0, grant: grant, on: context) }
+        case OutboxInterface.name:
+            guard grant.sends else {
+                return context.fail(OutboxInterface.Failure.permissionDenied(
+                    message: "you may not send to the server as this host; an administrator can add you to the group \(AccessPolicy.senderGroup)"))
+            }
+            dispatch(OutboxInterface.Call.decode(call), on: context) { self.answer($0, on: context) }
+        default:
+            context.fail(VarlinkServiceInterface.Failure.interfaceNotFound(interface: call.interface))
+        }
+    }
+
+    /// A connection its owner had no room for: its call gets its interface's `Busy`, saying
+    /// whose connections fill the daemon. What `org.varlink.service` asks is answered from memory.
+    func refuse(_ call: VarlinkCall, context: VarlinkCallContext) {
+        let admission = context.connection.admission
+        let user = context.connection.identity?.userID ?? 0
+        let message = admission.connections(of: user) >= admission.limits.connectionsPerUser
+            ? "you have \(admission.connections(of: user)) connections to intrapushd open, as many as one person may; close some of your programs' connections, or wait for them to finish, and try again"
+            : "intrapushd has as many local connections open as it takes (\(admission.openConnections)); try again in a moment"
+        switch call.interface {
+        case DaemonInterface.name: context.fail(DaemonInterface.Failure.busy(message: message))
+        case NotificationsInterface.name: context.fail(NotificationsInterface.Failure.busy(message: message))
+        case OutboxInterface.name: context.fail(OutboxInterface.Failure.busy(message: message))
+        case VarlinkServiceInterface.name: dispatch(VarlinkServiceInterface.Call.decode(call), on: context) { self.answer($0, on: context) }
+        default: context.fail(VarlinkServiceInterface.Failure.interfaceNotFound(interface: call.interface))
+        }
+    }
+
+    func closed(_ identity: PeerIdentity?, because reason: String) {
+        logger.debug("closed a local API connection: \(reason)", metadata: ["uid": "\(identity.map { "\($0.userID)" } ?? "unknown")"])
+    }
+
+    private func dispatch<Call>(_ decoded: Result<Call, VarlinkServiceInterface.Failure>, on context: VarlinkCallContext, _ answer: (Call) -> Void) {
+        switch decoded {
+        case .success(let call): answer(call)
+        case .failure(let failure): context.fail(failure)
+        }
+    }
+
+    // MARK: Who is asking
+
+    /// The caller with names, looked up once per connection off the event loop.
+    func withCaller(on context: VarlinkCallContext, failing fail: @escaping (any Error) -> Void, _ body: @escaping (Caller) -> Void) {
+        let connection = context.connection
+        if let caller = connection.caller { return body(caller) }
+        guard let identity = connection.identity else { return }
+        queries.caller(identity).assumeIsolated().whenComplete { result in
+            switch result {
+            case .success(let caller):
+                connection.caller = caller
+                body(caller)
+            case .failure(let error):
+                fail(error)
+            }
+        }
+    }
+
+    /// Whose eyes the caller reads with: all notifications for an administrator, else theirs.
+    func viewer(of caller: Caller, grant: Grant) -> Viewer {
+        Viewer(userID: Int64(caller.userID), userName: caller.userName, visibleNames: grant.readsAll ? nil : caller.recipientNames)
+    }
+
+    // MARK: Failures, in words for people
+
+    /// Busy when the user's queries fill their queue; else the database failed (logged).
+    func isBusy(_ error: any Error) -> Bool {
+        if error is QueryRunner.Busy { return true }
+        logger.error("a query of the local API failed", metadata: ["error": "\(error)"])
+        return false
+    }
+
+    static let busyMessage = "your earlier queries are still running; try again in a moment"
+    static let readFailedMessage = "the daemon could not read its database; see its log (journalctl -u intrapush)"
+
+    func storeFailedMessage(_ error: any Error, what: String) -> String {
+        logger.error("could not \(what) for a caller of the local API", metadata: ["error": "\(error)"])
+        let reason = (error as? DatabaseError)?.isDiskFull == true ? "the disk is full" : "see its log (journalctl -u intrapush)"
+        return "the daemon could not \(what): \(reason); nothing changed"
+    }
+}
+
+extension VarlinkCallContext {
+    /// Fails the call with an error of its own interface's, or `org.varlink.service`'s.
+    func fail(_ failure: some VarlinkInterfaceFailure) {
+        send(.failure(failure.varlinkError))
+    }
+
+    func responder<Method: VarlinkMethod>(_ method: Method.Type = Method.self) -> VarlinkResponder<Method> {
+        VarlinkResponder(self)
+    }
+}

@@ -1,0 +1,19 @@
+import IntrapushConfiguration
+
+/// What one call of the local API may cost (README "Limits"); the connections' own ceilings
+/// are the Varlink server's (`VarlinkLimits`).
+struct LocalAPILimits: Sendable {
+    /// Queries of one user waiting behind the one running; more are answered Busy.
+    var maximumWaitingQueries = 4
+    /// Rows in one reply of a list, and the reply's size they stop at.
+    var rowsPerReply = 500
+    var bytesPerReply = 1 << 20
+    /// The most a list without `more` returns: rows, and the text after which it stops.
+    var largestList = 1000
+    var largestListBytes = 16 << 20
+    /// The longest timeout a `Request` may name: as long as the longest duration the
+    /// configuration accepts.
+    var longestRequestTimeout: Duration = DurationParser.longest
+
+    init() {}
+}

@@ -1,0 +1,231 @@
+import Foundation
+import IntrapushInterface
+import IntrapushSupport
+import NIOCore
+import NIOEmbedded
+import Testing
+
+@testable import IntrapushDaemonKit
+
+/// The Varlink server's protocol layer on `EmbeddedChannel`s, with a service whose calls the
+/// test answers: each call's own replies, pipelining, reading paused while a call runs,
+/// `continues` and `oneway`, connections counted per user, deadlines.
+@Suite("The Varlink connection handler")
+struct VarlinkConnectionHandlerTests {
+    /// A service that keeps each call for the test to answer; `test.Echo` it answers at once.
+    final class ScriptedService: VarlinkService {
+        var maximumMessageSize = 1 << 20
+        var privileged: Set<UInt32> = [0]
+        var calls: [VarlinkCallContext] = []
+        var refused: [String] = []
+        var closedBecause: [String] = []
+
+        func isPrivileged(_ identity: PeerIdentity) -> Bool { privileged.contains(identity.userID) }
+
+        func handle(_ call: VarlinkCall, context: VarlinkCallContext) {
+            if call.method == "test.Echo" { return context.send(VarlinkReply(parameters: call.parameters)) }
+            calls.append(context)
+        }
+
+        func refuse(_ call: VarlinkCall, context: VarlinkCallContext) {
+            refused.append(call.method)
+            context.send(.failure(VarlinkError("test.Busy")))
+        }
+
+        func closed(_ identity: PeerIdentity?, because reason: String) { closedBecause.append(reason) }
+    }
+
+    /// Counts the `read()` calls that reach the head of the pipeline: reading resumed.
+    final class ReadCounter: ChannelOutboundHandler {
+        typealias OutboundIn = Any
+        var reads = 0
+        func read(context: ChannelHandlerContext) {
+            reads += 1
+            context.read()
+        }
+    }
+
+    let loop = EmbeddedEventLoop()
+    let service = ScriptedService()
+    let admission: VarlinkAdmission
+
+    init() {
+        var limits = VarlinkLimits()
+        limits.connectionsPerUser = 2
+        limits.connectionsOfUsers = 3
+        limits.connections = 4
+        limits.refusalsAnswered = 1
+        admission = VarlinkAdmission(limits: limits, eventLoop: loop)
+    }
+
+    /// A connected channel of `uid`, with a `ReadCounter` before the handler.
+    func connect(uid: UInt32 = 1000) throws -> (EmbeddedChannel, ReadCounter) {
+        let reads = ReadCounter()
+        let channel = EmbeddedChannel(loop: loop)
+        let identity = PeerIdentity(userID: uid, groupID: uid, processID: 1, groupIDs: [uid])
+        try channel.pipeline.syncOperations.addHandlers(
+            reads, VarlinkConnectionHandler(service: service, identity: identity, admission: admission))
+        try channel.connect(to: SocketAddress(unixDomainSocketPath: "/tmp/varlink-test")).wait()
+        return (channel, reads)
+    }
+
+    func send(_ channel: EmbeddedChannel, _ messages: String...) throws {
+        try channel.writeInbound(ByteBuffer(string: messages.map { $0 + "\u{0}" }.joined()))
+    }
+
+    /// Every reply written so far, as their JSON texts.
+    func replies(_ channel: EmbeddedChannel) throws -> [String] {
+        var texts: [String] = []
+        while var buffer = try channel.readOutbound(as: ByteBuffer.self) {
+            let text = buffer.readString(length: buffer.readableBytes) ?? ""
+            texts += text.split(separator: "\u{0}").map(String.init)
+        }
+        return texts
+    }
+
+    @Test("each call has its own replies: a reply after its call ended is dropped, never taken for the next call's")
+    func repliesBelongToTheirCall() throws {
+        let (channel, _) = try connect()
+        try send(channel, #"{"method":"test.First"}"#, #"{"method":"test.Second"}"#)
+        #expect(service.calls.map(\.call.method) == ["test.First"], "the second waits for the first")
+        let first = service.calls[0]
+        first.send(VarlinkReply(parameters: ["n": JSONValue(1)]))
+        #expect(try replies(channel) == [#"{"parameters":{"n":1}}"#])
+        #expect(service.calls.map(\.call.method) == ["test.First", "test.Second"])
+        first.send(VarlinkReply(parameters: ["late": .bool(true)], continues: true))
+        first.send(.failure(VarlinkError("test.Late")))
+        #expect(try replies(channel).isEmpty, "the ended call's late replies go nowhere")
+        service.calls[1].send(VarlinkReply(parameters: ["n": JSONValue(2)]))
+        #expect(try replies(channel) == [#"{"parameters":{"n":2}}"#])
+    }
+
+    @Test("continues only where the call asked for more; an error ends a stream; oneway gets nothing back")
+    func streamingRules() throws {
+        let (channel, _) = try connect()
+        try send(channel, #"{"method":"test.One"}"#)
+        service.calls[0].send(VarlinkReply(parameters: [:], continues: true))
+        #expect(try replies(channel) == [#"{"parameters":{}}"#], "no continues without more: it was the last")
+        #expect(!service.calls[0].isActive)
+
+        try send(channel, #"{"method":"test.Stream","more":true}"#)
+        let stream = service.calls[1]
+        stream.send(VarlinkReply(parameters: [:], continues: true))
+        stream.send(VarlinkReply(parameters: [:], continues: true))
+        #expect(stream.isActive)
+        stream.send(.failure(VarlinkError("test.Failed")))
+        #expect(try replies(channel) == [
+            #"{"continues":true,"parameters":{}}"#, #"{"continues":true,"parameters":{}}"#, #"{"error":"test.Failed","parameters":{}}"#,
+        ])
+        #expect(!stream.isActive)
+
+        try send(channel, #"{"method":"test.Quiet","oneway":true}"#, #"{"method":"test.Echo","parameters":{"after":true}}"#)
+        service.calls[2].send(VarlinkReply())
+        #expect(try replies(channel) == [#"{"parameters":{"after":true}}"#], "the oneway call answered nothing, and the next went on at once")
+    }
+
+    @Test("nothing is read while a call runs; reading resumes once it ended and no call waits")
+    func readingPausedDuringCall() throws {
+        let (channel, reads) = try connect()
+        try send(channel, #"{"method":"test.Slow"}"#)
+        let before = reads.reads
+        channel.read()
+        channel.read()
+        #expect(reads.reads == before, "a read asked for while the call runs is held back")
+        service.calls[0].send(VarlinkReply())
+        #expect(reads.reads == before + 1, "one read, once the call ended")
+        channel.read()
+        #expect(reads.reads == before + 2)
+    }
+
+    @Test("a caller who does not read its replies: no further call is taken, nothing more read, until it does")
+    func unreadReplies() throws {
+        let (channel, reads) = try connect()
+        channel.isWritable = false
+        channel.pipeline.fireChannelWritabilityChanged()
+        try send(channel, #"{"method":"test.Echo","parameters":{"i":1}}"#, #"{"method":"test.Echo","parameters":{"i":2}}"#)
+        let before = reads.reads
+        channel.read()
+        #expect(try replies(channel).isEmpty, "no call taken while replies wait unread")
+        #expect(reads.reads == before, "and nothing more read")
+        channel.isWritable = true
+        channel.pipeline.fireChannelWritabilityChanged()
+        #expect(try replies(channel) == [#"{"parameters":{"i":1}}"#, #"{"parameters":{"i":2}}"#])
+        #expect(reads.reads == before + 1)
+    }
+
+    @Test("a thousand pipelined calls answered at once are taken in a loop, in order")
+    func manyPipelinedCalls() throws {
+        let (channel, _) = try connect()
+        try channel.writeInbound(ByteBuffer(string: (0..<5000).map { #"{"method":"test.Echo","parameters":{"i":\#($0)}}"# + "\u{0}" }.joined()))
+        let answered = try replies(channel)
+        #expect(answered.count == 5000)
+        #expect(answered.last == #"{"parameters":{"i":4999}}"#)
+    }
+
+    @Test("a user over their share is answered Busy by their call's interface and closed; another user and root still get in")
+    func connectionsPerUser() throws {
+        let alice = try (0..<2).map { _ in try connect(uid: 1000).0 }
+        let (aliceThird, _) = try connect(uid: 1000)
+        try send(aliceThird, #"{"method":"test.Count"}"#)
+        #expect(service.refused == ["test.Count"])
+        #expect(try replies(aliceThird) == [#"{"error":"test.Busy","parameters":{}}"#])
+        #expect(!aliceThird.isActive, "closed once answered")
+        #expect(service.calls.isEmpty, "the refused call never reached the service")
+
+        let (bob, _) = try connect(uid: 1001)
+        try send(bob, #"{"method":"test.Echo"}"#)
+        #expect(try replies(bob) == [#"{"parameters":{}}"#], "bob is not held back by alice's connections")
+        // Users' connections are full (3); root still gets in, up to the total (4).
+        let (carol, _) = try connect(uid: 1002)
+        try send(carol, #"{"method":"test.Count"}"#)
+        #expect(service.refused.count == 2)
+        let (root, _) = try connect(uid: 0)
+        try send(root, #"{"method":"test.Echo"}"#)
+        #expect(try replies(root) == [#"{"parameters":{}}"#])
+        for channel in alice { _ = try channel.finish() }
+        #expect(admission.connections(of: 1000) == 0 && admission.openConnections == 2)
+    }
+
+    @Test("refusals waiting for their call are few: the newest takes the place of the oldest, and is told")
+    func refusalsBounded() throws {
+        for _ in 0..<2 { _ = try connect(uid: 1000) }
+        let (older, _) = try connect(uid: 1000)
+        let (newest, _) = try connect(uid: 1000)
+        #expect(!older.isActive && newest.isActive, "one refusal at a time here: the older one made room")
+        #expect(admission.refusing == 1)
+        try send(newest, #"{"method":"test.Count"}"#)
+        #expect(try replies(newest) == [#"{"error":"test.Busy","parameters":{}}"#])
+        let (silent, _) = try connect(uid: 1000)
+        loop.advanceTime(by: admission.limits.refusalDeadline)
+        #expect(!silent.isActive, "a refused connection that sends nothing is closed at its deadline")
+        #expect(admission.refusing == 0)
+    }
+
+    @Test("a message that is not a call, or longer than any may be, closes the connection unanswered")
+    func brokenMessages() throws {
+        let (junk, _) = try connect()
+        try send(junk, #"{"method": "io.intrapush.Daemon.Status""#)
+        #expect(try replies(junk).isEmpty && !junk.isActive)
+        let (long, _) = try connect()
+        service.maximumMessageSize = 1024
+        try long.writeInbound(ByteBuffer(repeating: UInt8(ascii: "x"), count: (1 << 20) + 1))
+        #expect(!long.isActive)
+        #expect(service.closedBecause.count == 2)
+        #expect(admission.bufferedBytes == 0, "what the closed connections buffered is given back")
+    }
+
+    @Test("a connection with no call is closed at the idle deadline; one whose call runs is not")
+    func idleDeadline() throws {
+        let (idle, _) = try connect()
+        let (busy, _) = try connect(uid: 1001)
+        try send(busy, #"{"method":"test.Subscribe","more":true}"#)
+        loop.advanceTime(by: admission.limits.idleDeadline)
+        #expect(!idle.isActive)
+        #expect(busy.isActive)
+        let subscription = service.calls[0]
+        var ended = false
+        subscription.onEnd { ended = true }
+        _ = try busy.finish()
+        #expect(ended && !subscription.isActive, "a call ends with its connection, and says so to whoever holds it")
+    }
+}
