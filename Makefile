@@ -76,7 +76,7 @@ NOTIFIER_DEB := dist/intrapush-notifier_$(VERSION)_$(ARCH).deb
 
 .PHONY: install-daemon install-notifier notifier-test screenshot powercut powercut-smoke reproducible-check
 .PHONY: generate generated-check
-.PHONY: all release debug deps test-deps test swift-test deb-test system-test interop interop-deps demo install deb clean bench-cli bench bench-smoke fleet-sim fuzz fuzz-smoke hostile architecture
+.PHONY: all release debug deps test-deps test swift-test deb-test system-test interop interop-deps demo install deb clean bench-cli bench bench-smoke fleet-sim fuzz fuzz-smoke hostile local-api-conformance architecture
 
 all: release
 
@@ -116,6 +116,7 @@ test: test-deps
 	$(MAKE) system-test
 	$(MAKE) interop
 	$(MAKE) hostile
+	$(MAKE) local-api-conformance
 	$(MAKE) notifier-test
 	$(MAKE) powercut-smoke
 	$(MAKE) bench-smoke
@@ -146,6 +147,13 @@ architecture:
 # against the release daemon, with its peak RSS under each.
 hostile: release
 	python3 Tests/Hostile/hostile.py --daemon $(RELEASE_DIR)/intrapushd
+
+# The local API as a client that knows it only from the daemon's introspection sees it
+# (Tests/LocalAPI): PyPI's varlink client calls every method with valid and invalid parameters,
+# and every reply and error must be declared by the interface called. First the checker's
+# self-test (two faults planted in a service of its own must be reported), then the release daemon.
+local-api-conformance: release
+	python3 Tests/LocalAPI/conformance.py --self-test && python3 Tests/LocalAPI/conformance.py --daemon $(RELEASE_DIR)/intrapushd
 
 # The desktop agent on a private session bus, with python-dbusmock's notification server, the
 # devserver and the release daemon (Tests/Notifier); Debian's python3, which has the dbus module.
@@ -239,6 +247,7 @@ install-daemon: $(INSTALLED_BINARIES)
 	sed 's|/usr/sbin/intrapushd|$(SBINDIR)/intrapushd|' packaging/intrapush.service \
 	  >$(DESTDIR)$(UNITDIR)/intrapush.service
 	chmod 0644 $(DESTDIR)$(UNITDIR)/intrapush.service
+	install -m 0644 packaging/intrapush.socket $(DESTDIR)$(UNITDIR)/intrapush.socket
 	install -m 0644 packaging/intrapush.sysusers $(DESTDIR)$(SYSUSERSDIR)/intrapush.conf
 	@# An operator's edited configuration is never overwritten.
 	[ -e $(DESTDIR)$(CONFDIR)/intrapush.conf ] || install -m 0644 config/intrapush.conf $(DESTDIR)$(CONFDIR)/intrapush.conf

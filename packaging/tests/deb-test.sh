@@ -81,6 +81,7 @@ expect_mode() {
 expect_mode 755 usr/sbin/intrapushd
 expect_mode 755 usr/bin/intrapush
 expect_mode 644 usr/lib/systemd/system/intrapush.service
+expect_mode 644 usr/lib/systemd/system/intrapush.socket
 expect_mode 644 usr/lib/sysusers.d/intrapush.conf
 expect_mode 644 etc/intrapush/intrapush.conf
 expect_mode 644 usr/share/man/man1/intrapush.1.gz
@@ -98,6 +99,9 @@ check "nothing under /lib, /bin or /sbin, only their merged-/usr places" test -z
 unit=$root/usr/lib/systemd/system/intrapush.service
 check "the unit starts /usr/sbin/intrapushd" grep -qx 'ExecStart=/usr/sbin/intrapushd' "$unit"
 check "the unit is the one in packaging/" cmp -s "$unit" packaging/intrapush.service
+check "the socket unit is the one in packaging/, at /run/intrapush/io.intrapush" \
+    bash -c 'cmp -s "$1" packaging/intrapush.socket && grep -qx "ListenStream=/run/intrapush/io.intrapush" "$1"' _ \
+    "$root/usr/lib/systemd/system/intrapush.socket"
 check "the sysusers entry creates the user intrapush" grep -q '^u intrapush ' "$root/usr/lib/sysusers.d/intrapush.conf"
 check "the configuration is config/intrapush.conf" cmp -s "$root/etc/intrapush/intrapush.conf" config/intrapush.conf
 check "bash completion completes the subcommands" grep -q 'mark-read' "$root/usr/share/bash-completion/completions/intrapush"
@@ -180,7 +184,7 @@ if command -v systemd-analyze >/dev/null; then
     status=0
     # The man pages of Documentation= are looked up with man(1), here in the unpacked package.
     output=$(MANPATH=$root/usr/share/man systemd-analyze verify --root="$verify_root" --man=yes \
-        /usr/lib/systemd/system/intrapush.service 2>&1) || status=$?
+        /usr/lib/systemd/system/intrapush.service /usr/lib/systemd/system/intrapush.socket 2>&1) || status=$?
     check "systemd-analyze verify is clean (status $status)" test -z "$output" -a "$status" = 0
     [[ -z $output ]] || printf '      %s\n' "$output"
 else

@@ -23,7 +23,7 @@ pypi_varlink() {
 }
 
 gate_checks() {
-    local socket=/var/lib/intrapush/notifications.sqlite3.sock before total status output
+    local socket=$local_api_socket before total status output
     cp packaging/tests/varlink_probe.py packaging/tests/varlink_pypi_probe.py "$scratch/test/"
     local probe="python3 /mnt/test/varlink_probe.py"
     inside groupadd team
@@ -98,6 +98,13 @@ gate_checks() {
         "as bob intrapush list --unread --grep 'gate team' | grep 'gate team' >/dev/null"
 
     if inside sh -c 'command -v varlinkctl' >/dev/null; then
+        mkdir -p "$scratch/test/varlink" && cp packaging/varlink/*.varlink "$scratch/test/varlink/"
+        for file in "$scratch"/test/varlink/*.varlink; do
+            status=0
+            output=$(inside varlinkctl validate-idl "/mnt/test/varlink/${file##*/}" 2>&1) || status=$?
+            check "varlinkctl validate-idl ${file##*/} (status $status)" test "$status" = 0
+            [[ $status == 0 ]] || sed 's/^/      /' <<<"$output"
+        done
         output=$(as bob varlinkctl introspect "$socket" io.intrapush.Notifications 2>&1)
         check "varlinkctl introspect: the interface's methods" grep -q "method Subscribe" <<<"$output"
         output=$(as bob varlinkctl call "$socket" io.intrapush.Notifications.Count '{}' 2>&1)

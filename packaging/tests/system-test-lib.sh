@@ -166,6 +166,8 @@ desktop_session() {
         u "$id" s mark-read || fail "emitting ActionInvoked mark-read"
     await 100 "the read receipt of desk-1 at the server" upstream_has desk-1
     check "intrapush-notifier: Mark as read reached the server as a read receipt" upstream_has desk-1
+}
+end_desktop_session() {
     as_alice systemctl --user stop intrapush-notifier.service notification-server.service
     inside loginctl disable-linger alice
 }

@@ -37,6 +37,7 @@ fi
 
 source packaging/tests/system-test-lib.sh
 source packaging/tests/system-test-gate.sh
+source packaging/tests/system-test-local-api.sh
 source packaging/tests/system-test-upgrade.sh
 
 started=$(date +%s.%N)
@@ -127,6 +128,8 @@ if [[ -f $scratch/test/intrapush-notifier.deb ]]; then
     output=$(inside runuser -u bob -- dbus-run-session -- intrapush-notifier 2>&1) || status=$?
     check "intrapush-notifier as a user outside the group: exit 77 (was $status)" test "$status" = 77
     check "intrapush-notifier as a user outside the group: says to run adduser" grep -q "adduser bob intrapush" <<<"$output"
+    fairness_checks
+    end_desktop_session
     inside apt-get purge -y -q intrapush-notifier >/dev/null 2>&1 || fail "apt-get purge intrapush-notifier"
     check "intrapush-notifier purged: the user unit is no longer enabled" \
         test ! -e "$(ct_path /etc/systemd/user/graphical-session.target.wants/intrapush-notifier.service)"
@@ -144,7 +147,9 @@ daemon_pid=$(unit_property MainPID)
 check_that "the daemon is not dumpable: its /proc files belong to root, not to intrapush" \
     '[[ $(inside stat -c %U /proc/$daemon_pid/environ) == root ]]'
 check "the database is 0640 intrapush:intrapush-admin, its directory 0751, the local API's socket 0666 (the daemon decides per call)" \
-    test "$(inside stat -c %a:%U:%G /var/lib/intrapush/notifications.sqlite3)/$(inside stat -c %a /var/lib/intrapush)/$(inside stat -c %a /var/lib/intrapush/notifications.sqlite3.sock)" = 640:intrapush:intrapush-admin/751/666
+    test "$(inside stat -c %a:%U:%G /var/lib/intrapush/notifications.sqlite3)/$(inside stat -c %a /var/lib/intrapush)/$(inside stat -c %a $local_api_socket)" = 640:intrapush:intrapush-admin/751/666
+check "the local API's socket is intrapush.socket's, passed to the daemon (nothing beside the database)" \
+    test "$(inside systemctl is-active intrapush.socket)/$(inside ls /var/lib/intrapush | grep -c sock)" = active/0
 
 # --- reload ---------------------------------------------------------------------------------------
 before=$(server_stat connections_total)
@@ -160,6 +165,8 @@ await 200 "the daemon to be connected again" connected
 check "a healthy run logs nothing at warning or above" \
     test -z "$(inside journalctl -u intrapush -p warning --since "$healthy_since" -q --no-pager)"
 check_that "no 'Failed to set thread priority' in the journal" '! journal_has "thread priority"'
+# After that check: a stop shuts the thread pools down, which SwiftNIO does through libdispatch.
+restart_checks
 
 before=$(server_stat connections_total)
 echo 'heartbeat_intervall = 5' >>"$(ct_path /etc/intrapush/intrapush.conf)"

@@ -3,6 +3,7 @@ import Glibc
 #endif
 import IntrapushInterface
 import IntrapushStore
+import IntrapushSupport
 import Logging
 import NIOCore
 import NIOPosix
@@ -11,29 +12,38 @@ import Synchronization
 
 /// The local API's socket: where the CLI, the desktop agent and any local program reach the
 /// daemon (README "The local API"). Mode 0666, because who may do what is decided per call
-/// from the kernel's word on the caller, not by who may open the file. Bound before READY=1;
-/// removed on the way out.
+/// from the kernel's word on the caller, not by who may open the file. Under the unit it is
+/// `intrapush.socket`'s, passed by systemd, which keeps it across restarts; otherwise the
+/// daemon binds it before READY=1 and removes it on the way out.
 final class LocalAPIServer: Service, Sendable {
     let channel: any Channel
     let path: String
     let api: LocalAPI
     let queries: QueryRunner
+    /// systemd's socket: it stays when the daemon goes.
+    let isActivated: Bool
     private let isClosed = Atomic(false)
 
-    private init(channel: any Channel, path: String, api: LocalAPI, queries: QueryRunner) {
+    private init(channel: any Channel, path: String, api: LocalAPI, queries: QueryRunner, isActivated: Bool) {
         self.channel = channel
         self.path = path
         self.api = api
         self.queries = queries
+        self.isActivated = isActivated
     }
 
-    /// Listens on `path`; a stale socket file is replaced, a live one (another daemon) is not.
+    /// Listens on the socket systemd passed, else on `path`: a stale socket file is replaced, a
+    /// live one (another daemon) is not.
     static func bind(
         path: String, databasePath: String, outbox: OutboxCoordinator, storeWorker: StoreWorker, policy: AccessPolicy,
         liveState: @escaping @Sendable () -> LiveState, limits: VarlinkLimits = VarlinkLimits(), logger: Logger
     ) async throws -> LocalAPIServer {
-        if VarlinkConnection.isAnswered(path: path) {
+        let activated = try SocketActivation.localAPISocket()
+        if activated == nil, VarlinkConnection.isAnswered(path: path) {
             throw LocalAPISocketInUse(path: path)
+        }
+        if let activated, activated.path != path {
+            logger.warning("the local API listens on \(activated.path), the socket systemd passed (intrapush.socket); the CLI and the desktop agent look for it at \(path)")
         }
         let eventLoop = outbox.eventLoop
         let apiLimits = LocalAPILimits()
@@ -46,7 +56,7 @@ final class LocalAPIServer: Service, Sendable {
             if counts.stored > 0 { eventLoop.execute { api.subscriptions.committed() } }
         }
         let admission = VarlinkAdmission(limits: limits, eventLoop: eventLoop)
-        let channel = try await ServerBootstrap(group: eventLoop)
+        let bootstrap = ServerBootstrap(group: eventLoop)
             .serverChannelOption(.backlog, value: 128)
             .childChannelOption(.writeBufferWaterMark, value: .init(low: 64 << 10, high: 256 << 10))
             // One read at a time, at most 16 KiB: a connection buffers little before its call runs.
@@ -61,11 +71,16 @@ final class LocalAPIServer: Service, Sendable {
                         VarlinkConnectionHandler(service: api, identity: identity ?? nil, admission: admission))
                 }
             }
-            .bind(unixDomainSocketPath: path, cleanupExistingSocketFile: true)
-            .get()
+        if let activated {
+            let channel = try await bootstrap.withBoundSocket(activated.descriptor).get()
+            return LocalAPIServer(channel: channel, path: activated.path, api: api, queries: queries, isActivated: true)
+        }
+        // /run/intrapush when the daemon runs as root without the unit's socket.
+        try DurableFile.makeDirectories(DurableFile.directory(of: path), mode: 0o755)
+        let channel = try await bootstrap.bind(unixDomainSocketPath: path, cleanupExistingSocketFile: true).get()
         // Every local user may connect; the API decides what each may do.
         chmod(path, 0o666)
-        return LocalAPIServer(channel: channel, path: path, api: api, queries: queries)
+        return LocalAPIServer(channel: channel, path: path, api: api, queries: queries, isActivated: false)
     }
 
     /// A reload changed who may read.
@@ -81,11 +96,12 @@ final class LocalAPIServer: Service, Sendable {
     }
 
     /// Stops taking calls and removes the socket file, once: a second unlink could remove the
-    /// socket of a daemon started since.
+    /// socket of a daemon started since. systemd's socket stays: callers wait in its queue for
+    /// the next daemon.
     func close() {
         guard isClosed.compareExchange(expected: false, desired: true, ordering: .relaxed).exchanged else { return }
         channel.close(promise: nil)
-        unlink(path)
+        if !isActivated { unlink(path) }
     }
 }
 
@@ -93,7 +109,7 @@ final class LocalAPIServer: Service, Sendable {
 struct LocalAPISocketInUse: Error, CustomStringConvertible {
     var path: String
     var description: String {
-        "another intrapushd answers on \(path); stop it first, or give this one another database (the socket lies beside it)"
+        "another intrapushd answers on \(path); stop it first, or give this one another database (the socket follows the database)"
     }
 }
 

@@ -146,9 +146,10 @@ extension NotificationsInterface {
         # How many notifications the filter selects.
         method Count(filter: ?Filter) -> (count: int)
 
-        # Marks notifications read for the caller (with all: every one unread for them), and queues a
-        # read receipt for each when read_receipt_text is set. Answers once committed. missing lists
-        # the ids that do not exist or are not addressed to the caller.
+        # Marks notifications read for the caller: those in ids (at least one), or with all: true every
+        # one unread for them; give one of the two. Queues a read receipt for each when
+        # read_receipt_text is set, and answers once committed. missing lists the ids that do not exist
+        # or are not addressed to the caller.
         method MarkRead(ids: ?[]int, all: ?bool) -> (marked: int, already_read: int, missing: []int, receipts: int)
 
         # Called with more: each notification for the caller with an id above after_id (default: the

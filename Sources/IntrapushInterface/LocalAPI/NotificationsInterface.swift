@@ -278,9 +278,10 @@ package enum NotificationsInterface: VarlinkInterface {
         }
     }
 
-    /// Marks notifications read for the caller (with all: every one unread for them), and queues a
-    /// read receipt for each when read_receipt_text is set. Answers once committed. missing lists
-    /// the ids that do not exist or are not addressed to the caller.
+    /// Marks notifications read for the caller: those in ids (at least one), or with all: true every
+    /// one unread for them; give one of the two. Queues a read receipt for each when
+    /// read_receipt_text is set, and answers once committed. missing lists the ids that do not exist
+    /// or are not addressed to the caller.
     package enum MarkRead: VarlinkMethod {
         package static let qualifiedName = "io.intrapush.Notifications.MarkRead"
         package typealias Failure = NotificationsInterface.Failure

@@ -1,0 +1,78 @@
+# Sourced by system-test.sh: the local API as a shared host meets it. One person cannot lock the
+# others out: bob (in no group of intrapush's) opens 1,000 connections and leaves them idle, and
+# meanwhile alice's list, count and follow, her desktop agent, root's status and a fresh
+# varlinkctl call are answered, bob's next connection is told Busy, and the daemon's descriptors
+# and memory stay within the unit's ceilings. And a restart loses no caller: systemd holds the
+# socket (intrapush.socket) while the daemon restarts.
+
+local_api_socket=/run/intrapush/io.intrapush
+
+# held_at_most N: bob's holder says the daemon keeps at most N of his connections.
+held_at_most() {
+    echo count >&"$holder_in"
+    local line
+    line=$(tail -n 1 "$scratch/holder.out")
+    [[ $line == open* ]] && ((${line#open } <= $1))
+}
+
+fairness_checks() {
+    local pid descriptors rss_kib output
+    cp Tests/support/local_api_holder.py "$scratch/test/"
+    mkfifo "$scratch/holder.in"
+    inside runuser -u bob -- python3 /mnt/test/local_api_holder.py "$local_api_socket" 1000 \
+        <"$scratch/holder.in" >"$scratch/holder.out" 2>&1 &
+    local holder=$!
+    exec {holder_in}>"$scratch/holder.in"
+    await 600 "bob's 1,000 connections, and his next call" grep -q '^answer' "$scratch/holder.out"
+    check "bob holding 1,000 connections: his next is told Busy by the interface he called" \
+        grep -qx "answer io.intrapush.Notifications.Busy" "$scratch/holder.out"
+    check_that "meanwhile alice's list is answered" "as alice intrapush list --limit 3 >/dev/null"
+    check_that "meanwhile alice's count is answered" "as alice intrapush count >/dev/null"
+    check_that "meanwhile root's status says connected" "inside intrapush status | grep 'is connected' >/dev/null"
+    # With one line of backlog, follow subscribes after the newest it printed: nothing between is missed.
+    inside runuser -u alice -- timeout 30 intrapush follow --lines 1 >"$scratch/follow.out" 2>&1 &
+    local follower=$!
+    await 100 "alice's follow to print its backlog" test -s "$scratch/follow.out"
+    push '{"id":"fair-1","title":"while bob holds his connections"}'
+    await 100 "alice's follow to print the push" grep -q "while bob holds" "$scratch/follow.out"
+    check "meanwhile alice's follow prints a new push" grep -q "while bob holds" "$scratch/follow.out"
+    await 100 "the push on alice's desktop" shown "while bob holds his connections"
+    check "meanwhile alice's desktop agent shows it" shown "while bob holds his connections"
+    kill "$follower" 2>/dev/null || true
+    if inside sh -c 'command -v varlinkctl' >/dev/null; then
+        output=$(as alice varlinkctl call "$local_api_socket" io.intrapush.Notifications.Count '{}' 2>&1)
+        check "meanwhile a fresh varlinkctl call as alice is answered" grep -q '"count"' <<<"$output"
+    fi
+    await 100 "the daemon to keep no more than 32 of bob's connections" held_at_most 32
+    check "the daemon keeps at most 32 of bob's connections ($(tail -n 1 "$scratch/holder.out"))" held_at_most 32
+    pid=$(unit_property MainPID)
+    descriptors=$(inside ls "/proc/$pid/fd" | wc -l)
+    rss_kib=$(inside awk '/^VmRSS/ { print $2 }' "/proc/$pid/status")
+    check "the daemon's descriptors stay under LimitNOFILE=512 ($descriptors)" test "$descriptors" -lt 512
+    check "the daemon's memory stays far under MemoryHigh=384M ($((rss_kib / 1024)) MiB)" test "$rss_kib" -lt $((96 << 10))
+    exec {holder_in}>&-
+    wait "$holder" 2>/dev/null || true
+}
+
+rider_running() { inside pgrep -u alice -f restart_rider >/dev/null; }
+
+# A reader counting over and over while the daemon restarts: systemd's socket holds each call
+# until the next daemon answers it.
+restart_checks() {
+    local output
+    cp packaging/tests/restart_rider.py "$scratch/test/"
+    inside rm -f /tmp/stop-rider
+    inside runuser -u alice -- python3 /mnt/test/restart_rider.py /tmp/stop-rider >"$scratch/rider.out" 2>&1 &
+    local rider=$!
+    local running
+    running=$(unit_property MainPID)
+    await 50 "alice's counts under way" rider_running
+    inside systemctl restart intrapush || fail "systemctl restart intrapush"
+    await 200 "the daemon restarted" restarted_since "$running"
+    await 200 "the daemon to connect after the restart" connected
+    inside touch /tmp/stop-rider
+    wait "$rider" 2>/dev/null || true
+    output=$(cat "$scratch/rider.out")
+    echo "      a reader through a restart: $output"
+    check "a restart loses no caller: every count during it answered (socket held by systemd)" grep -q ' failures 0 ' <<<"$output"
+}
