@@ -248,6 +248,9 @@ install-daemon: $(INSTALLED_BINARIES)
 	  >$(DESTDIR)$(UNITDIR)/intrapush.service
 	chmod 0644 $(DESTDIR)$(UNITDIR)/intrapush.service
 	install -m 0644 packaging/intrapush.socket $(DESTDIR)$(UNITDIR)/intrapush.socket
+	@# The local API's interface files, for the authors of other clients.
+	install -d $(DESTDIR)$(PREFIX)/share/intrapush/varlink
+	install -m 0644 packaging/varlink/*.varlink $(DESTDIR)$(PREFIX)/share/intrapush/varlink/
 	install -m 0644 packaging/intrapush.sysusers $(DESTDIR)$(SYSUSERSDIR)/intrapush.conf
 	@# An operator's edited configuration is never overwritten.
 	[ -e $(DESTDIR)$(CONFDIR)/intrapush.conf ] || install -m 0644 config/intrapush.conf $(DESTDIR)$(CONFDIR)/intrapush.conf

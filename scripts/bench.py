@@ -384,7 +384,8 @@ def main():
                ("start", figure_start, ["Start to READY=1"]),
                ("fleet", figure_fleet, ["Fleet"]),
                ("outbox", figure_outbox, ["Outbox drain", "Outbox queueing", "Send → server"]),
-               ("gate", figure_gate, ["Gate, as nobody", "Gate: push → subscriber", "Push → ack beside a reader"]),
+               ("gate", figure_gate, ["Gate, as nobody", "Gate: 1,000 idle connections of one user", "Gate: push → subscriber",
+                                      "Push → ack beside a reader"]),
                ("guarantees", figure_guarantees, ["Guarantees (not timed)"])]
     try:
         log(f"intrapush bench{' (smoke)' if options.smoke else ''}: work directory {bench.work}")

@@ -3,14 +3,18 @@ daemon running and `readers = "everyone"`: the CLI as a user who is no administr
 through the gate) for `list`, `count --unread` and `list --grep`, whole process; a subscriber's
 push → delivery; and push → ack p99 at a steady rate while that user runs `list --grep` in a loop,
 and while one connection of theirs asks the same search over and over (the gate's own share,
-without a program's start each time), against the same figure with no reader, rounds alternating.
+without a program's start each time), against the same figure with no reader, rounds alternating;
+and what one user's 1,000 idle connections cost the daemon, and another user's `count`.
 """
 import json, os, statistics, subprocess, threading, time, urllib.request
 
-from bench_support import ORG, ROOT, Row, log, summarise
+from bench_support import ORG, ROOT, BenchError, Row, log, proc_status, summarise, wait_for
 
 CLI = os.path.join(ROOT, ".build", "release", "intrapush")
 NOBODY = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"]
+# Another unprivileged user, the one who holds many connections.
+SOMEONE_ELSE = ["setpriv", "--reuid=65533", "--regid=65533", "--clear-groups"]
+HOLDER = os.path.join(ROOT, "Tests", "support", "local_api_holder.py")
 
 
 def figure_gate(bench, server):
@@ -37,6 +41,16 @@ def figure_gate(bench, server):
         row.met = statistics.median(times) <= target
         rows.append(row)
         log(f"  {name}: median {statistics.median(times):.1f} ms")
+
+    try:
+        rows += idle_connection_rows(bench, daemon, database, env)
+    except (BenchError, subprocess.CalledProcessError) as error:
+        # A daemon before per-person limits (INTRAPUSH_BENCH_DAEMON) fails here; the rest goes on.
+        log(f"  1,000 idle connections FAILED: {error}")
+        for title in ("Gate: 1,000 idle connections of one user, the daemon's RSS", "Gate: nobody's `count` p99 beside them"):
+            row = Row(title, "—", "")
+            row.error = str(error)
+            rows.append(row)
 
     lags = subscriber_lags(bench, server, database, 20 if bench.options.smoke else 100)
     row = Row("Gate: push → subscriber, p50", "≤ 5 ms",
@@ -105,6 +119,65 @@ def figure_gate(bench, server):
         log(f"  push → ack p99 beside the {name} reader: median {statistics.median(p99s[name]):.3f} ms, "
             f"{ratio:.2f}× the {baseline:.3f} ms alone")
     return rows
+
+
+def count_times(env, runs):
+    """Milliseconds of nobody's `intrapush count`, whole process, `runs` times."""
+    times = []
+    for _ in range(runs):
+        started = time.monotonic()
+        subprocess.run(NOBODY + [CLI, "count"], env=env, stdout=subprocess.DEVNULL, check=True)
+        times.append((time.monotonic() - started) * 1000)
+    return times
+
+
+def p99(samples):
+    return sorted(samples)[min(len(samples) - 1, int(len(samples) * 0.99))]
+
+
+def idle_connection_rows(bench, daemon, database, env):
+    """Another user opens 1,000 connections and leaves them idle: what that costs the daemon
+    (RSS above what it had before, the descriptors), and nobody's `count` p99 beside it against
+    the same alone, rounds alternating."""
+    rounds, per_round = (1, 10) if bench.options.smoke else (3, 40)
+    alone, beside, grown, descriptors, kept = [], [], [], [], []
+    for _ in range(rounds):
+        alone += count_times(env, per_round)
+        before = int(proc_status(daemon.pid)["VmRSS"].split()[0])
+        holder = subprocess.Popen(SOMEONE_ELSE + ["/usr/bin/python3", HOLDER, database + ".sock", "1000"],
+                                  stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+        try:
+            answer = holder.stdout.readline().split()[-1]
+            if answer != "io.intrapush.Notifications.Busy":
+                log(f"  1,000 idle connections: the next one was answered {answer}, not io.intrapush.Notifications.Busy")
+
+            def settled():
+                holder.stdin.write("count\n")
+                holder.stdin.flush()
+                held = int(holder.stdout.readline().split()[-1])
+                return held if held <= 32 else None
+            kept.append(wait_for(settled, 30, "the daemon to keep no more than 32 of one user's connections"))
+            grown.append((int(proc_status(daemon.pid)["VmRSS"].split()[0]) - before) / 1024)
+            descriptors.append(len(os.listdir(f"/proc/{daemon.pid}/fd")))
+            beside += count_times(env, per_round)
+        finally:
+            holder.stdin.close()
+            holder.wait(timeout=10)
+    memory = Row("Gate: 1,000 idle connections of one user, the daemon's RSS", "≤ 32 MiB",
+                 f"another user opens 1,000 connections and sends nothing; RSS once the daemon has closed all but "
+                 f"its share ({max(kept)} kept), above what it was before; {max(descriptors)} descriptors at most; "
+                 f"{rounds} rounds")
+    memory.values = summarise(grown, lambda v: f"{v:+.1f} MiB")
+    memory.met = max(grown) <= 32
+    ratio = p99(beside) / p99(alone)
+    count = Row("Gate: nobody's `count` p99 beside them", "≤ 1.5× alone",
+                f"{len(beside)} runs, whole process, while the 1,000 are held, against {len(alone)} alone "
+                f"(p99 {p99(alone):.1f} ms), rounds alternating")
+    count.values = (f"{min(beside):.1f} ms", f"{p99(beside):.1f} ms p99 ({ratio:.2f}×)", f"{max(beside):.1f} ms")
+    count.met = ratio <= 1.5
+    log(f"  1,000 idle connections: RSS {max(grown):+.1f} MiB, count p99 {p99(beside):.1f} ms beside, "
+        f"{p99(alone):.1f} ms alone ({ratio:.2f}×)")
+    return [memory, count]
 
 
 def subscriber_lags(bench, server, database, count):

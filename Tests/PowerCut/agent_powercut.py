@@ -121,7 +121,7 @@ def one_round(number, seed, options, workdir):
     rng = random.Random(seed)
     strict, torn, delay = rng.random() < 0.5, rng.random() < 0.5, rng.uniform(0.3, 1.5)
     root = os.path.join(workdir, f"r{number}")
-    backing, mnt, control = (os.path.join(root, name) for name in ("backing", "mnt", "ctl"))
+    backing, mnt, commands = (os.path.join(root, name) for name in ("backing", "mnt", "ctl"))
     cursor = os.path.join(mnt, "intrapush", "notifier-cursor")
     os.makedirs(backing)  # empty: the agent makes `intrapush` in it
     r = dict(number=number, seed=seed, strict=strict, torn=torn, delay=delay, clicks=0, accepted=0,
@@ -132,7 +132,7 @@ def one_round(number, seed, options, workdir):
         if not options.naive_writer:
             world = World(options.binaries, root)
             world.env["XDG_STATE_HOME"] = mnt
-        with CutFSMount(backing, mnt, control, strict, seed, log) as fs:
+        with CutFSMount(backing, mnt, commands, strict, seed, log) as fs:
             try:
                 if world:
                     world.start_daemon()
@@ -163,7 +163,7 @@ def one_round(number, seed, options, workdir):
         accepted = seen - in_flight
         r.update(accepted=len(accepted), in_flight=len(in_flight))
 
-        with CutFSMount(backing, mnt, control, strict, seed, log):  # the reboot
+        with CutFSMount(backing, mnt, commands, strict, seed, log):  # the reboot
             text, after = read_unsent(cursor)
             r["after"] = "no file" if text is None else f"{len(after)} unsent" if text else "empty file"
             r["lost"] = sorted(accepted - set(after))

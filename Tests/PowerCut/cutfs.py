@@ -2,13 +2,13 @@
 """cutfs: a FUSE file system that simulates power cuts, in the spirit of Jepsen's LazyFS, for
 the power-cut test of a program that keeps its state in SQLite.
 
-    cutfs.py mount BACKING MOUNTPOINT --control SOCKET [--strict] [--seed N]
+    cutfs.py mount BACKING MOUNTPOINT --commands SOCKET [--strict] [--seed N]
 
 What it models: a machine whose page cache is lost when the power goes. The mount is a
 passthrough of the BACKING directory, whose content is what a disk would hold: durable. Every
 write, truncate and extension of a file is kept in memory only (pending.py), and reads and sizes
 see it (read-your-writes), until an fsync or fdatasync of that file writes it to BACKING. A
-`cut` on the control socket drops all that is pending (or, with `cut torn`, first writes a random
+`cut` on the command socket drops all that is pending (or, with `cut torn`, first writes a random
 page subset of it: torn and reordered writes), and from then on every operation fails with EIO:
 the machine is off, so the writer cannot slip in another write before the harness kills it.
 The harness then unmounts (fusermount3 -u -z) and mounts BACKING again: the reboot.
@@ -18,7 +18,7 @@ is durable at once. With --strict a name is durable only once its directory is f
 (strictns.py), as POSIX allows and ext4 does: a directory made and never fsynced into its parent
 is lost in a cut with all it holds.
 
-Control socket (control.py; unix stream, one line each way): `ping`, `stats`, `cut`, `cut torn`
+Command socket (command_socket.py; unix stream, one line each way): `ping`, `stats`, `cut`, `cut torn`
 (whose reply gives the stats just before the cut: what it dropped or tore), `sync` (everything
 pending made durable, as a clean shutdown would). A clean unmount without a cut syncs too.
 
@@ -28,7 +28,7 @@ has none), so that every write() reaches this process at once and a cut catches 
 Bytes stored through a shared mapping reach it only when the kernel writes the pages back, so a
 cut loses most of them: right for -shm, which SQLite rebuilds from the WAL on recovery.
 POSIX and flock locks stay in the kernel (no `lock` operation): one machine, so that is right.
-Single-threaded FUSE loop; one lock serialises it with the control thread. Needs Debian's
+Single-threaded FUSE loop; one lock serialises it with the command thread. Needs Debian's
 python3-fusepy (module `fusepy`) and /usr/bin/python3; run as root.
 """
 import argparse
@@ -38,7 +38,7 @@ import random
 import stat
 import threading
 
-import control
+import command_socket
 from fusepy import FUSE, FuseOSError
 from pending import PendingFile
 from strictns import ATTIC, DurableNamespace
@@ -284,12 +284,12 @@ def main():
     parser.add_argument("action", choices=["mount"])
     parser.add_argument("backing")
     parser.add_argument("mountpoint")
-    parser.add_argument("--control", required=True, help="unix socket for cut, stats, ping")
+    parser.add_argument("--commands", required=True, help="unix socket for cut, stats, ping")
     parser.add_argument("--strict", action="store_true", help="names durable on fsyncdir only")
     parser.add_argument("--seed", type=int, default=0, help="for the torn writes of `cut torn`")
     args = parser.parse_args()
     fs = CutFS(args.backing, args.strict, args.seed)
-    control.serve(args.control, fs.command)
+    command_socket.serve(args.commands, fs.command)
     FUSE(fs, args.mountpoint, foreground=True, nothreads=True, allow_other=True, use_ino=True,
          big_writes=True, fsname="cutfs", subtype="cutfs")
 

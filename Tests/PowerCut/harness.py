@@ -1,7 +1,7 @@
-"""Driving cutfs.py from a test: mount it, send control commands, unmount it. Shared by
+"""Driving cutfs.py from a test: mount it, send it commands, unmount it. Shared by
 selftest.py and the power-cut test of the daemon.
 
-    with CutFSMount(backing, mountpoint, control, strict=False, seed=1) as fs:
+    with CutFSMount(backing, mountpoint, commands, strict=False, seed=1) as fs:
         ... start the writer on `mountpoint` ...
         fs.command("cut")   # the power goes; then SIGKILL the writer, still in the block
     # leaving the block unmounts (fusermount3 -u -z) and waits for cutfs to exit (it exits
@@ -15,15 +15,15 @@ import sys
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir, "support"))
 from intrapush_test_support import wait_for  # noqa: E402
 
-import control  # noqa: E402
+import command_socket  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 PYTHON = "/usr/bin/python3"  # Debian's, which has python3-fusepy
 
 
 class CutFSMount:
-    def __init__(self, backing, mountpoint, control_socket, strict=False, seed=0, log=None):
-        self.backing, self.mountpoint, self.socket = backing, mountpoint, control_socket
+    def __init__(self, backing, mountpoint, command_socket_path, strict=False, seed=0, log=None):
+        self.backing, self.mountpoint, self.socket = backing, mountpoint, command_socket_path
         self.strict, self.seed, self.log = strict, seed, log
         self.process = None
 
@@ -31,13 +31,13 @@ class CutFSMount:
         os.makedirs(self.backing, exist_ok=True)
         os.makedirs(self.mountpoint, exist_ok=True)
         argv = [PYTHON, os.path.join(HERE, "cutfs.py"), "mount", self.backing, self.mountpoint,
-                "--control", self.socket, "--seed", str(self.seed)]
+                "--commands", self.socket, "--seed", str(self.seed)]
         if self.strict:
             argv.append("--strict")
         self.process = subprocess.Popen(argv, stdout=self.log, stderr=subprocess.STDOUT)
         try:
             wait_for("the cutfs mount", lambda: self.alive() and os.path.ismount(self.mountpoint))
-            wait_for("the cutfs control socket", lambda: self.alive() and self.responds())
+            wait_for("the cutfs command socket", lambda: self.alive() and self.responds())
         except BaseException:
             self.__exit__(None, None, None)
             raise
@@ -55,8 +55,8 @@ class CutFSMount:
             return False
 
     def command(self, line, timeout=30):
-        """One control command (see cutfs.py); returns its one-line reply."""
-        return control.send(self.socket, line, timeout)
+        """One command (see cutfs.py); returns its one-line reply."""
+        return command_socket.send(self.socket, line, timeout)
 
     def __exit__(self, *exc):
         # Lazy unmount: it succeeds even while a killed writer's files are still being closed.

@@ -76,7 +76,7 @@ def one_round(number, seed, strict, first_second, options, workdir):
     torn = rng.random() < 0.5
     delay = rng.uniform(0.0, 1.0) if first_second else rng.uniform(0.5, 2.5)
     root = os.path.join(workdir, f"r{number}")
-    backing, mountpoint, control = (os.path.join(root, name) for name in ("backing", "mnt", "ctl"))
+    backing, mountpoint, commands = (os.path.join(root, name) for name in ("backing", "mnt", "ctl"))
     database = os.path.join(mountpoint, "state", "notifications.sqlite3")
     os.makedirs(backing)  # the daemon creates `state` in it
     server = PushServer(number)
@@ -93,7 +93,7 @@ def one_round(number, seed, strict, first_second, options, workdir):
     log = open(os.path.join(root, "log"), "ab")  # the daemon's and cutfs's
     sends_log = open(os.path.join(root, "sends.log"), "ab")  # the CLI's complaints
     try:
-        with CutFSMount(backing, mountpoint, control, strict, seed, log) as fs:
+        with CutFSMount(backing, mountpoint, commands, strict, seed, log) as fs:
             daemon = start_daemon(daemon_binary, config, environment, stderr=log)
             launched = time.monotonic()
             sender = Sender(os.path.join(options.binaries, "intrapush"), config, environment,
@@ -122,7 +122,7 @@ def one_round(number, seed, strict, first_second, options, workdir):
         acked, sends, before = server.acked_ids(), list(sender.ok), server.latest()
         r.update(acked=len(acked), sends=len(sends), send_failures=sender.failures)
 
-        with CutFSMount(backing, mountpoint, control, strict, seed, log):  # the reboot
+        with CutFSMount(backing, mountpoint, commands, strict, seed, log):  # the reboot
             verdict, pushes, outbox = inspect(database)
             r["verdict"] = verdict
             # No database at all is a state the daemon may be in when nothing depended on it yet.

@@ -54,11 +54,11 @@ def one_round(mode, seed, strict, workdir, rate):
     torn, delay = rng.random() < 0.5, rng.uniform(0.3, 1.5)
     root = tempfile.mkdtemp(prefix=f"{mode}-{seed}-", dir=workdir)
     backing, mountpoint = os.path.join(root, "backing"), os.path.join(root, "mnt")
-    control, acklog = os.path.join(root, "control.sock"), os.path.join(root, "acked.log")
+    commands, acklog = os.path.join(root, "commands.sock"), os.path.join(root, "acked.log")
     database = os.path.join(mountpoint, "selftest.db")
     started = time.monotonic()
     with open(os.path.join(root, "log"), "ab") as log:
-        with CutFSMount(backing, mountpoint, control, strict, seed, log) as fs:
+        with CutFSMount(backing, mountpoint, commands, strict, seed, log) as fs:
             writer = subprocess.Popen(
                 [PYTHON, os.path.join(HERE, "selftest_writer.py"), database, acklog,
                  "--synchronous", mode, "--rate", str(rate)], stdout=log, stderr=log)
@@ -70,7 +70,7 @@ def one_round(mode, seed, strict, workdir, rate):
             finally:
                 writer.kill()
                 writer.wait()
-        with CutFSMount(backing, mountpoint, control, strict, seed, log):
+        with CutFSMount(backing, mountpoint, commands, strict, seed, log):
             verdict, ids = check(database)
     with open(acklog) as file:
         acked = [int(line) for line in file if line.strip()]

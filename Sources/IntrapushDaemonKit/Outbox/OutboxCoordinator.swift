@@ -7,8 +7,8 @@ import NIOCore
 /// Runs the outbox: a thin shell around `OutboxStateMachine` that performs its actions with the
 /// store thread and the open connection, batches the store's writes, and keeps the expiry timer.
 ///
-/// Confined to the daemon's one event loop, which also runs the connection and the control
-/// socket; `@unchecked Sendable` so that those can hold it, every entry point checks the loop.
+/// Confined to the daemon's one event loop, which also runs the connection and the local
+/// API; `@unchecked Sendable` so that those can hold it, every entry point checks the loop.
 final class OutboxCoordinator: @unchecked Sendable {
     let eventLoop: any EventLoop
     let storeWorker: StoreWorker

@@ -1,4 +1,4 @@
-"""cutfs's control socket, both ends: a unix stream socket, one line of text in and one line of
+"""cutfs's command socket, both ends: a unix stream socket, one line of text in and one line of
 text out per command (`ping`, `stats`, `cut`, `cut torn`, `sync`; see cutfs.py)."""
 import os
 import socket
@@ -38,6 +38,6 @@ def send(path, line, timeout=30):
         while not reply.endswith(b"\n"):
             chunk = conn.recv(4096)
             if not chunk:
-                raise OSError(f"cutfs closed the control socket after {reply!r}")
+                raise OSError(f"cutfs closed the command socket after {reply!r}")
             reply += chunk
         return reply.decode().strip()
