@@ -130,14 +130,16 @@ fuzz:
 fuzz-smoke:
 	Fuzz/run.sh 8
 
-# The local API's Swift types from its interface files (packaging/varlink/*.varlink), the one
-# place they are written: `make generate` writes them, generated-check (in make test) fails when
-# the committed ones are not what the files make.
+# The local API's Swift types from its interface files (packaging/varlink/*.varlink), and the
+# version from debian/changelog, the one place each is written: `make generate` writes them,
+# generated-check (in make test) fails when the committed ones are not what the files make.
 generate:
 	python3 scripts/varlink_generate.py
+	python3 scripts/version_generate.py
 
 generated-check:
 	python3 scripts/varlink_generate.py --check
+	python3 scripts/version_generate.py --check
 
 # The folders of every target keep the layers ARCHITECTURE.md declares: no two use each other.
 architecture:

@@ -121,6 +121,7 @@ let package = Package(
             name: "intrapush-devserver",
             dependencies: [
                 "IntrapushDevServer",
+                "IntrapushSupport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),

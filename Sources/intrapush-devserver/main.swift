@@ -1,4 +1,5 @@
 import ArgumentParser
+import IntrapushSupport
 import IntrapushDevServer
 
 #if canImport(Glibc)
@@ -12,6 +13,7 @@ struct DevServerCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "intrapush-devserver",
         abstract: "A reference push server for intrapush demos and tests (not for production).",
+        version: ProductVersion.upstream,
         subcommands: [Serve.self, Push.self, Burst.self, Stats.self, Control.self, UpstreamReply.self, BenchClientCommand.self],
         defaultSubcommand: Serve.self
     )

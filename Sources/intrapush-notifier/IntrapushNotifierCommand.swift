@@ -26,7 +26,8 @@ struct IntrapushNotifierCommand: ParsableCommand {
 
             Exit statuses: 0 stopped, or another instance runs in this session; 69 no session \
             bus; 77 this user may not read the notifications; 78 configuration error.
-            """
+            """,
+        version: ProductVersion.upstream
     )
 
     @Option(help: ArgumentHelp("The database (default: as intrapushd finds it).", valueName: "path"))

@@ -16,18 +16,19 @@ struct Intrapush: ParsableCommand {
             else the database key of /etc/intrapush/intrapush.conf (or --config, $INTRAPUSH_CONFIG). \
             --database and --config may come before the command too (intrapush --database X list). \
             Reading never blocks the daemon. Administrators (root, the group intrapush-admin) read \
-            the database itself; everyone else reads through intrapushd's local API (the socket \
-            beside the database), which shows each person what is addressed to them. send, request \
+            the database itself; everyone else reads through intrapushd's local API \
+            (/run/intrapush/io.intrapush), which shows each person what is addressed to them. send, request \
             and mark-read ask intrapushd to write; only when it is not running does an \
             administrator's write itself.
 
             Exit statuses: 0 success, 1 not found, 2 usage error, 65 bad data (not an intrapush \
             database, a newer schema, a message that is not a JSON object), 66 no database, 69 \
             intrapushd not running and the write impossible without it, 74 I/O error, 75 try again \
-            (a message with that id waits; no reply in time), 77 permission denied, 78 configuration error.
+            (a message with that id waits; no reply in time; intrapushd busy with your own connections or queries), 77 permission denied, 78 configuration error.
 
             Shell completions: intrapush --generate-completion-script bash|zsh|fish
             """,
+        version: ProductVersion.upstream,
         subcommands: [
             ListCommand.self, ShowCommand.self, CountCommand.self, FollowCommand.self,
             MarkReadCommand.self, StatusCommand.self, ExportCommand.self,

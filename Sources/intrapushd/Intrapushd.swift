@@ -17,13 +17,14 @@ struct Intrapushd: ParsableCommand {
             Configuration: /etc/intrapush/intrapush.conf (TOML), or --config / INTRAPUSH_CONFIG; \
             every key can be overridden with INTRAPUSH_<KEY>. Exit statuses: 0 after SIGTERM/SIGINT, \
             78 configuration error, 74 database cannot be opened.
-            """
+            """,
+        version: ProductVersion.upstream
     )
 
     @Option(name: .long, help: "The configuration file (default: $INTRAPUSH_CONFIG, else /etc/intrapush/intrapush.conf).")
     var config: String?
 
-    @Flag(name: .long, help: "Validate the configuration, print the effective one (token as ***) and exit 0 or 78.")
+    @Flag(name: .long, help: "Validate the configuration, print the one in force (each key with the file and line it came from, the token as ***) and exit 0 or 78.")
     var checkConfig = false
 
     @Flag(name: .long, help: "With --check-config: print nothing when the configuration is valid (the unit's reload check).")
@@ -55,7 +56,10 @@ struct Intrapushd: ParsableCommand {
         }
         if checkConfig {
             for warning in loaded.warnings { StandardError.writeLine("warning: \(warning)") }
-            if !quiet { print(loaded.configuration.rendered(), terminator: "") }
+            if !quiet {
+                if !loaded.files.isEmpty { print("# read: " + loaded.files.joined(separator: ", ")) }
+                print(loaded.configuration.rendered(sources: loaded.sources), terminator: "")
+            }
             return
         }
         let daemon = Daemon(loaded: loaded, reload: { () throws(ConfigurationError) in

@@ -48,15 +48,19 @@ package struct ConfigurationProblem: Sendable, Equatable, CustomStringConvertibl
 /// The result of a successful load.
 package struct LoadedConfiguration: Sendable {
     package var configuration: Configuration
-    /// The file read, or `nil` when the environment alone was the configuration.
-    package var file: String?
+    /// The files read, the main one (when it exists) first, then its drop-ins in order.
+    package var files: [String]
+    /// Where each key set came from (`/etc/intrapush/intrapush.conf.d/50-site.conf:3`,
+    /// `INTRAPUSH_HOST in the environment`), by its name; a key not here has its default.
+    package var sources: [String: String]
     /// Things worth telling the administrator that do not stop the daemon, such as an unknown
     /// `INTRAPUSH_*` variable; one line each.
     package var warnings: [String]
 
-    package init(configuration: Configuration, file: String?, warnings: [String]) {
+    package init(configuration: Configuration, files: [String], sources: [String: String] = [:], warnings: [String]) {
         self.configuration = configuration
-        self.file = file
+        self.files = files
+        self.sources = sources
         self.warnings = warnings
     }
 }

@@ -1,9 +1,11 @@
-/// Reads the configuration: the file, then the `INTRAPUSH_<KEY>` environment overrides, then the
-/// token, validating everything and reporting every problem at once.
+/// Reads the configuration: the file, its drop-ins, then the `INTRAPUSH_<KEY>` environment
+/// overrides, then the token, validating everything and reporting every problem at once.
 ///
 /// The file is `--config PATH` when given, else `INTRAPUSH_CONFIG`, else
-/// `/etc/intrapush/intrapush.conf`; when no file is named and the default one does not exist, the
-/// environment alone is the configuration.
+/// `/etc/intrapush/intrapush.conf`; then every `*.conf` in the directory beside it named like it
+/// with `.d` (`/etc/intrapush/intrapush.conf.d/`), in lexical order, a later one's key winning,
+/// as systemd reads its own drop-ins. When no file is named and the default one does not exist,
+/// its drop-ins and the environment are the configuration.
 package struct ConfigurationLoader: Sendable {
     /// What the configuration is loaded for.
     package enum Purpose: Sendable {
@@ -48,9 +50,15 @@ package struct ConfigurationLoader: Sendable {
     package func load(explicitPath: String?, purpose: Purpose) throws(ConfigurationError) -> LoadedConfiguration {
         var warnings: [String] = []
         var problems = ProblemCollector()
-        let file = try readFile(explicitPath: explicitPath, purpose: purpose, problems: &problems, warnings: &warnings)
+        let namedPath = explicitPath ?? environment["INTRAPUSH_CONFIG"].flatMap { $0.isEmpty ? nil : $0 }
+        let mainPath = namedPath ?? defaultFile
+        let file = try readFile(mainPath, isNamed: namedPath != nil, purpose: purpose, problems: &problems, warnings: &warnings)
+        let dropIns = try readDropIns(of: mainPath, purpose: purpose, problems: &problems, warnings: &warnings)
 
-        var settings = file?.settings ?? [:]
+        var settings: [ConfigurationKey: RawSetting] = [:]
+        for read in [file].compactMap({ $0 }) + dropIns {
+            settings.merge(read.settings) { _, later in later }
+        }
         settings.merge(environmentSettings(warnings: &warnings)) { _, environment in environment }
         var reader = SettingReader(settings: settings, file: file?.path, problems: problems)
         let configuration = makeConfiguration(reader: &reader, purpose: purpose, warnings: &warnings)
@@ -63,23 +71,29 @@ package struct ConfigurationLoader: Sendable {
             }
         }
         guard found.isEmpty else { throw ConfigurationError(problems: found) }
-        return LoadedConfiguration(configuration: configuration, file: file?.path, warnings: warnings)
+        let sources = settings.mapValues { setting -> String in
+            switch setting.origin {
+            case .file(let path, let line): line.map { "\(path):\($0)" } ?? path
+            case .environment(let variable): "\(variable) in the environment"
+            }
+        }
+        return LoadedConfiguration(
+            configuration: configuration, files: [file?.path].compactMap { $0 } + dropIns.map(\.path),
+            sources: Dictionary(uniqueKeysWithValues: sources.map { ($0.key.rawValue, $0.value) }), warnings: warnings)
     }
 
-    /// The file's settings; `nil` when the environment alone is the configuration.
+    /// The file's settings; `nil` when it is the default one and does not exist.
     private func readFile(
-        explicitPath: String?, purpose: Purpose, problems: inout ProblemCollector, warnings: inout [String]
+        _ path: String, isNamed: Bool, purpose: Purpose, problems: inout ProblemCollector, warnings: inout [String]
     ) throws(ConfigurationError) -> ConfigurationFile? {
-        let namedPath = explicitPath ?? environment["INTRAPUSH_CONFIG"].flatMap { $0.isEmpty ? nil : $0 }
-        let path = namedPath ?? defaultFile
         switch FileReader.readText(atPath: path) {
         case .success(let text):
             let file = ConfigurationFile(path: path, text: text, problems: &problems)
             if let syntaxError = file.syntaxError { throw ConfigurationError(problems: [syntaxError]) }
             return file
-        case .failure(let failure) where namedPath == nil && failure.isMissing:
+        case .failure(let failure) where !isNamed && failure.isMissing:
             return nil
-        case .failure(let failure) where namedPath == nil && purpose != .daemon:
+        case .failure(let failure) where !isNamed && purpose != .daemon:
             warnings.append("\(path): cannot read the configuration file (\(failure.reason)); using the environment and defaults")
             return nil
         case .failure(let failure):

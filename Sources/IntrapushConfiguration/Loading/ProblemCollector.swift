@@ -25,10 +25,11 @@ struct ProblemCollector {
         entries.append(Entry(problem: problem, concerns: key))
     }
 
-    /// The problems in reading order: those with a line by line, then the rest as reported.
+    /// The problems in reading order: those with a line by file (the main file, then its
+    /// drop-ins, whose paths sort after it) and line, then the rest as reported.
     func problems(keeping include: (ConfigurationKey?) -> Bool = { _ in true }) -> [ConfigurationProblem] {
         let kept = entries.filter { include($0.concerns) }.map(\.problem)
-        let located = kept.filter { $0.line != nil }.sorted { $0.line! < $1.line! }
+        let located = kept.filter { $0.line != nil }.sorted { ($0.file ?? "", $0.line!) < ($1.file ?? "", $1.line!) }
         return located + kept.filter { $0.line == nil }
     }
 }

@@ -1,10 +1,15 @@
 extension Configuration {
     /// The effective configuration as TOML, every key in the documented order, for
     /// `intrapushd --check-config`: durations with units (`"10s"`, `"250ms"`), unset optional keys
-    /// commented out, the token as `"***"` and its source as a comment.
-    package func rendered() -> String {
+    /// commented out, the token as `"***"` and its source as a comment. With `sources` (the
+    /// loader's), each key says where its value came from: a file and line, the environment, or
+    /// its default.
+    package func rendered(sources: [String: String]? = nil) -> String {
         var lines: [String] = []
-        func add(_ key: String, _ value: String) { lines.append("\(key) = \(value)") }
+        func add(_ key: String, _ value: String) {
+            guard let sources else { return lines.append("\(key) = \(value)") }
+            lines.append("\(key) = \(value)  # \(sources[key] ?? "default")")
+        }
         func add(_ key: String, string value: String) { add(key, quoted(value)) }
         func add(_ key: String, duration value: Duration) { add(key, quoted(DurationParser.format(value))) }
 

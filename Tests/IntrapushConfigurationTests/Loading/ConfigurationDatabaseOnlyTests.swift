@@ -46,7 +46,7 @@ struct ConfigurationDatabaseOnlyTests {
         // A directory where the file should be: unreadable even for root.
         try fixture.makeDirectory("default.conf")
         let loaded = try fixture.loader.load(explicitPath: nil, purpose: .databaseOnly)
-        #expect(loaded.file == nil)
+        #expect(loaded.files.isEmpty)
         #expect(loaded.warnings == ["\(fixture.directory)/default.conf: cannot read the configuration file (is a directory); using the environment and defaults"])
         #expect(throws: ConfigurationError.self) { try fixture.loader.load(explicitPath: nil, purpose: .daemon) }
     }

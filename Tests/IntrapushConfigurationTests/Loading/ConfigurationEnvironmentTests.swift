@@ -65,7 +65,7 @@ struct ConfigurationEnvironmentTests {
         fixture.environment["INTRAPUSH_HOST"] = "push.corp"
         fixture.environment["INTRAPUSH_ORG"] = "acme"
         let loaded = try fixture.load(nil)
-        #expect(loaded.file == nil)
+        #expect(loaded.files.isEmpty)
         #expect(loaded.configuration.endpoint.redactedURL == "ws://push.corp/connect/linux/acme/***")
     }
 
@@ -83,7 +83,7 @@ struct ConfigurationEnvironmentTests {
         let fixture = try ConfigurationFixture()
         let path = try fixture.write("default.conf", ConfigurationFixture.minimal())
         let loaded = try fixture.loader.load(explicitPath: nil, purpose: .daemon)
-        #expect(loaded.file == path)
+        #expect(loaded.files == [path])
         #expect(loaded.configuration.org == "acme")
     }
 
@@ -94,7 +94,7 @@ struct ConfigurationEnvironmentTests {
         let explicit = try fixture.write("explicit.conf", ConfigurationFixture.minimal(#"client = "explicit""#))
         fixture.environment["INTRAPUSH_CONFIG"] = named
         let fromVariable = try fixture.loader.load(explicitPath: nil, purpose: .daemon)
-        #expect(fromVariable.file == named)
+        #expect(fromVariable.files == [named])
         #expect(fromVariable.configuration.client == "named")
         #expect(fromVariable.warnings.filter { !$0.contains("travels in clear") }.isEmpty)
         let fromOption = try fixture.loader.load(explicitPath: explicit, purpose: .daemon)
