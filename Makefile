@@ -36,7 +36,7 @@ TEST_DEPS   := dpkg-dev binutils groff-base man-db systemd procps iproute2 linti
 	systemd-container debootstrap strace python3-dbusmock python3-dbus dbus-daemon desktop-file-utils \
 	fuse3 python3-fusepy
 # What dpkg-buildpackage needs besides SYSTEM_DEPS (debian/control's Build-Depends).
-DEB_DEPS    := dpkg-dev debhelper
+DEB_DEPS    := dpkg-dev debhelper po-debconf
 # Reproducible builds: the checkout's path reaches no binary (Swift's #file and debug information,
 # the C and C++ targets' __FILE__ and theirs); it reads as /usr/src/intrapush wherever the build
 # ran. Nor does what varies with it: the debug information's references to the clang modules it
@@ -203,11 +203,11 @@ deb-test: deb
 # each release in SYSTEM_TEST_RELEASES: bookworm (systemd 252) and trixie (systemd 257, the
 # current stable); each root is cached in .build/system-test.
 SYSTEM_TEST_RELEASES ?= bookworm trixie
-# The release before, for the upgrade from it: there when scripts/previous_deb.sh made it.
-PREVIOUS_DEB ?= $(wildcard .build/previous/intrapush_0.3.0-1_$(ARCH).deb)
+# The releases before, for the upgrades from them: there when scripts/previous_deb.sh made them.
+PREVIOUS_DEBS ?= $(wildcard .build/previous/intrapush_*_$(ARCH).deb)
 system-test: deb
 	@for release in $(SYSTEM_TEST_RELEASES); do \
-	  packaging/tests/system-test.sh $(DEB) $$release $(NOTIFIER_DEB) $(PREVIOUS_DEB) || exit 1; \
+	  packaging/tests/system-test.sh $(DEB) $$release $(NOTIFIER_DEB) $(PREVIOUS_DEBS) || exit 1; \
 	done
 
 # Debian's node-ws, Go with gorilla/websocket, Jetty 9.4, nginx, HAProxy; the pinned Python
@@ -250,12 +250,18 @@ install-daemon: $(INSTALLED_BINARIES)
 	  >$(DESTDIR)$(UNITDIR)/intrapush.service
 	chmod 0644 $(DESTDIR)$(UNITDIR)/intrapush.service
 	install -m 0644 packaging/intrapush.socket $(DESTDIR)$(UNITDIR)/intrapush.socket
+	@# What each event the daemon logs means, and what to do (journalctl -x).
+	install -d $(DESTDIR)$(PREFIX)/lib/systemd/catalog
+	install -m 0644 packaging/intrapush.catalog $(DESTDIR)$(PREFIX)/lib/systemd/catalog/intrapush.catalog
 	@# The local API's interface files, for the authors of other clients.
 	install -d $(DESTDIR)$(PREFIX)/share/intrapush/varlink
 	install -m 0644 packaging/varlink/*.varlink $(DESTDIR)$(PREFIX)/share/intrapush/varlink/
 	install -m 0644 packaging/intrapush.sysusers $(DESTDIR)$(SYSUSERSDIR)/intrapush.conf
-	@# An operator's edited configuration is never overwritten.
-	[ -e $(DESTDIR)$(CONFDIR)/intrapush.conf ] || install -m 0644 config/intrapush.conf $(DESTDIR)$(CONFDIR)/intrapush.conf
+	@# The reference of every key, read by nobody; the administrator's settings go in drop-ins
+	@# (or in intrapush.conf, which this never writes), so that a new release never asks.
+	install -d $(DESTDIR)$(PREFIX)/share/intrapush $(DESTDIR)$(CONFDIR)/intrapush.conf.d
+	install -m 0644 config/intrapush.conf $(DESTDIR)$(PREFIX)/share/intrapush/intrapush.conf
+	install -m 0644 config/intrapush.conf.d-README $(DESTDIR)$(CONFDIR)/intrapush.conf.d/README
 	for page in packaging/man/intrapush.1 packaging/man/*.[58]; do \
 	  name=$${page##*/}; \
 	  sed 's/@VERSION@/$(UPSTREAM_VERSION)/' $$page | gzip -9n >$(DESTDIR)$(MANDIR)/man$${name##*.}/$$name.gz && \

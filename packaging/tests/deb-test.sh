@@ -39,14 +39,19 @@ done
 check "Depends names no Swift runtime" bash -c '! grep -qi swift <<<"$1"' _ "$depends"
 check "Depends lets the user be created (debhelper's sysusers alternatives)" \
     grep -q 'systemd | systemd-standalone-sysusers | systemd-sysusers' <<<"$depends"
-for member in control md5sums conffiles postinst prerm postrm; do
+for member in control md5sums conffiles postinst prerm postrm config templates; do
     check "control archive has $member" grep -qE "^ +[0-9]+ bytes, +[0-9]+ lines +\*? *$member( |$)" <<<"$info"
 done
 
 mkdir -p "$scratch/control"
 dpkg-deb --control "$deb" "$scratch/control"
-check "conffiles lists /etc/intrapush/intrapush.conf" grep -qx /etc/intrapush/intrapush.conf "$scratch/control/conffiles"
-for script in postinst prerm postrm; do
+check "no conffile an administrator edits: only the drop-ins' README is one" \
+    test "$(grep -v '^/etc/intrapush/intrapush.conf.d/README$' "$scratch/control/conffiles" | grep -c intrapush)" = 0
+check "debconf asks for the server, the organisation and the token (a password)" \
+    bash -c 'grep -qx "Template: intrapush/servers" "$1" && grep -qx "Template: intrapush/org" "$1" && grep -A1 -x "Template: intrapush/token" "$1" | grep -qx "Type: password"' _ "$scratch/control/templates"
+check "postinst writes debconf's answers into its own drop-in and forgets the token" \
+    bash -c 'grep -q "00-debconf.conf" "$1" && grep -q "db_set intrapush/token \"\"" "$1"' _ "$scratch/control/postinst"
+for script in postinst prerm postrm config; do
     check "$script is executable" test -x "$scratch/control/$script"
     check "$script parses (sh -n)" sh -n "$scratch/control/$script"
 done
@@ -84,7 +89,9 @@ expect_mode 644 usr/lib/systemd/system/intrapush.service
 expect_mode 644 usr/lib/systemd/system/intrapush.socket
 expect_mode 644 usr/share/intrapush/varlink/io.intrapush.Notifications.varlink
 expect_mode 644 usr/lib/sysusers.d/intrapush.conf
-expect_mode 644 etc/intrapush/intrapush.conf
+expect_mode 644 etc/intrapush/intrapush.conf.d/README
+expect_mode 644 usr/share/intrapush/intrapush.conf
+expect_mode 644 usr/lib/systemd/catalog/intrapush.catalog
 expect_mode 644 usr/share/man/man1/intrapush.1.gz
 expect_mode 644 usr/share/man/man5/intrapush.conf.5.gz
 expect_mode 644 usr/share/man/man8/intrapushd.8.gz
@@ -104,7 +111,8 @@ check "the socket unit is the one in packaging/, at /run/intrapush/io.intrapush"
     bash -c 'cmp -s "$1" packaging/intrapush.socket && grep -qx "ListenStream=/run/intrapush/io.intrapush" "$1"' _ \
     "$root/usr/lib/systemd/system/intrapush.socket"
 check "the sysusers entry creates the user intrapush" grep -q '^u intrapush ' "$root/usr/lib/sysusers.d/intrapush.conf"
-check "the configuration is config/intrapush.conf" cmp -s "$root/etc/intrapush/intrapush.conf" config/intrapush.conf
+check "the reference of every key is config/intrapush.conf, in /usr/share/intrapush" cmp -s "$root/usr/share/intrapush/intrapush.conf" config/intrapush.conf
+check "the journal catalog is packaging/intrapush.catalog" cmp -s "$root/usr/lib/systemd/catalog/intrapush.catalog" packaging/intrapush.catalog
 check "bash completion completes the subcommands" grep -q 'mark-read' "$root/usr/share/bash-completion/completions/intrapush"
 check "zsh completion is a compdef" grep -q '^#compdef intrapush' "$root/usr/share/zsh/vendor-completions/_intrapush"
 check "fish completion completes intrapush" grep -qE "complete -c '?intrapush'?" "$root/usr/share/fish/vendor_completions.d/intrapush.fish"

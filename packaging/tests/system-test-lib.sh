@@ -87,13 +87,24 @@ configure_daemon() {
 install_token() {
     (umask 077 && cp "$scratch/token" "$(ct_path /etc/intrapush/token)")
 }
-# set_key KEY VALUE: sets a top-level key of the container's configuration.
+# The test's settings live in a drop-in of their own, as a fleet's configuration tool puts
+# them, never in intrapush.conf.
+test_dropin=/etc/intrapush/intrapush.conf.d/50-test.conf
+# set_key KEY VALUE: sets a key in the test's drop-in.
 set_key() {
     local conf
-    conf=$(ct_path /etc/intrapush/intrapush.conf)
+    conf=$(ct_path "$test_dropin")
+    touch "$conf"
     sed -i "/^$1 *=/d" "$conf"
     printf '%s = %s\n' "$1" "$2" >>"$conf"
 }
+# unset_key KEY...: removes keys from the test's drop-in.
+unset_key() {
+    local key
+    for key in "$@"; do sed -i "/^$key *=/d" "$(ct_path "$test_dropin")"; done
+}
+# add_line TEXT: a line as written, good or bad, at the end of the test's drop-in.
+add_line() { printf '%s\n' "$1" >>"$(ct_path "$test_dropin")"; }
 
 # --- the devserver ----------------------------------------------------------------------------------
 start_server() {

@@ -2,9 +2,9 @@
 # The system test: the built .deb in a booted Debian release (bookworm, trixie) under a real
 # systemd (PID 1 of a systemd-nspawn container), driven as an administrator would, against
 # intrapush-devserver on the host's loopback (the container shares the host's network).
-# Usage: system-test.sh [PATH.deb] [RELEASE] [NOTIFIER.deb] [PREVIOUS.deb]
-#   RELEASE: bookworm, the default, or trixie; PREVIOUS: the release before (scripts/previous_deb.sh),
-#   for the upgrade from it, which is skipped, saying so, without it.
+# Usage: system-test.sh [PATH.deb] [RELEASE] [NOTIFIER.deb] [PREVIOUS.deb...]
+#   RELEASE: bookworm, the default, or trixie; PREVIOUS: the releases before (scripts/previous_deb.sh),
+#   for the upgrades from them, each skipped, saying so, without its package.
 #
 # Each release's root comes from debootstrap once and is cached under .build/system-test; each run
 # boots it with --volatile=overlay, so nothing a run does reaches the cache. Every failed check
@@ -18,14 +18,14 @@ arch=$(dpkg --print-architecture)
 deb=${1:-dist/intrapush_${version}_${arch}.deb}
 release=${2:-bookworm}
 notifier_deb=${3:-dist/intrapush-notifier_${version}_${arch}.deb}
-previous_deb=${4:-}
+previous_debs=("${@:4}")
 devserver=${DEVSERVER:-.build/release/intrapush-devserver}
 cache=$here/.build/system-test
 # The cached root is rebuilt when this list changes.
 # lintian and autopkgtest: the release's own (Debian's review of a package, and its test runner);
 # perl-openssl-defaults provides the virtual perl-openssl-abi-3 that lintian's libnet-ssleay-perl
-# needs, which debootstrap does not resolve by itself.
-include=systemd,systemd-sysv,dbus,dbus-user-session,libsqlite3-0,libsystemd0,procps,sqlite3,acl,python3-dbusmock,lintian,autopkgtest,perl-openssl-defaults
+# needs, which debootstrap does not resolve by itself; debconf-utils: debconf-get-selections.
+include=systemd,systemd-sysv,dbus,dbus-user-session,libsqlite3-0,libsystemd0,procps,sqlite3,acl,python3-dbusmock,lintian,autopkgtest,perl-openssl-defaults,debconf-utils
 mirror=${DEBIAN_MIRROR:-http://deb.debian.org/debian}
 
 if [[ $EUID != 0 ]]; then
@@ -39,6 +39,7 @@ source packaging/tests/system-test-lib.sh
 source packaging/tests/system-test-gate.sh
 source packaging/tests/system-test-local-api.sh
 source packaging/tests/system-test-upgrade.sh
+source packaging/tests/system-test-fleet.sh
 
 started=$(date +%s.%N)
 root=$cache/$release-$(printf '%s' "$include" | md5sum | cut -c1-8)
@@ -58,7 +59,9 @@ trap cleanup EXIT
 mkdir -p "$scratch/test"
 cp "$deb" "$scratch/test/intrapush.deb"
 [[ -f $notifier_deb ]] && cp "$notifier_deb" "$scratch/test/intrapush-notifier.deb"
-[[ -n $previous_deb && -f $previous_deb ]] && cp "$previous_deb" "$scratch/test/intrapush-previous.deb"
+for previous in "${previous_debs[@]}"; do
+    [[ -f $previous ]] && cp "$previous" "$scratch/test/"
+done
 # What autopkgtest reads of the source: debian/control and debian/tests. A second copy says
 # nothing of isolation: see the autopkgtest step.
 mkdir -p "$scratch/test/source/debian"
@@ -87,7 +90,8 @@ check "installing enables the unit" test "$(inside systemctl is-enabled intrapus
 check "without a token the unit is not started" test "$(unit_state)" = inactive
 check "postinst says what to configure" grep -q 'put the token in' <<<"$output"
 check_that "the system user intrapush exists" "inside getent passwd intrapush >/dev/null"
-check_that "the shipped configuration names no server" '! grep -qE "^host *=" "$(ct_path /etc/intrapush/intrapush.conf)"'
+check "no intrapush.conf is shipped in /etc: the reference of every key is in /usr/share/intrapush, naming no server" \
+    bash -c '[[ ! -e $1/etc/intrapush/intrapush.conf ]] && ! grep -qE "^host *=" "$1/usr/share/intrapush/intrapush.conf"' _ "$(ct_path /)"
 
 # --- configured and started ----------------------------------------------------------------------
 configure_daemon
@@ -169,15 +173,16 @@ check_that "no 'Failed to set thread priority' in the journal" '! journal_has "t
 restart_checks
 
 before=$(server_stat connections_total)
-echo 'heartbeat_intervall = 5' >>"$(ct_path /etc/intrapush/intrapush.conf)"
+add_line 'heartbeat_intervall = 5'
 check_that "reload, invalid configuration: systemctl reload fails" '! inside systemctl reload intrapush 2>/dev/null'
 check "reload, invalid: the unit stays active" test "$(unit_state)" = active
+check "reload, invalid: the journal names the key, in its drop-in's file and line" journal_has "$test_dropin:"
 check "reload, invalid: the journal names the key" journal_has "heartbeat_intervall"
 push '{"id":"after-bad-reload"}'
 await 200 "a push after the failed reload" acked_at_least 4
 check "reload, invalid: the old configuration keeps running, same connection" \
     test "$(server_stat connections_total)" = "$before"
-sed -i '/^heartbeat_intervall/d' "$(ct_path /etc/intrapush/intrapush.conf)"
+unset_key heartbeat_intervall
 
 
 # --- reload sees the credentials the daemon has -----------------------------------------------------
@@ -196,7 +201,7 @@ inside systemctl daemon-reload
 inside systemctl restart intrapush || fail "systemctl restart with the client key as a credential"
 check "reload with the client key as a credential: systemctl reload succeeds" inside systemctl reload intrapush
 check "reload with the client key as a credential: the unit stays active" test "$(unit_state)" = active
-sed -i '/^tls *=/d; /^tls_cert_file/d; /^ca_file/d' "$(ct_path /etc/intrapush/intrapush.conf)"
+unset_key tls tls_cert_file ca_file
 rm -r "$(ct_path /etc/systemd/system/intrapush.service.d)" "$(ct_path /etc/intrapush/client.key)" "$(ct_path /etc/intrapush/client.pem)"
 inside systemctl daemon-reload
 inside systemctl restart intrapush
@@ -257,7 +262,7 @@ metrics=$(curl -fsS "http://127.0.0.1:$metrics_port/metrics" || true)
 check "metrics with the drop-in: GET /metrics answers, connected" grep -qx "intrapush_connected 1.0" <<<"$metrics"
 check "metrics: promtool check metrics finds nothing" test -z "$(promtool check metrics <<<"$metrics" 2>&1)"
 check_that "metrics: the token is not in them" '! grep -qF "$(cat "$(ct_path /etc/intrapush/token)")" <<<"$metrics"'
-sed -i '/^metrics_listen/d' "$(ct_path /etc/intrapush/intrapush.conf)"
+unset_key metrics_listen
 rm -r "$(ct_path /etc/systemd/system/intrapush.service.d)"
 inside systemctl daemon-reload
 inside systemctl restart intrapush
@@ -283,14 +288,14 @@ check "metrics_file with the drop-in: written, mode 0644 for node_exporter" \
 inside systemctl stop intrapush
 check "metrics_file after stop: says stopped" \
     grep -qx 'intrapush_state{state="stopped"} 1.0' "$(ct_path "$textfiles/intrapush.prom")"
-sed -i '/^metrics_file/d' "$(ct_path /etc/intrapush/intrapush.conf)"
+unset_key metrics_file
 rm -r "$(ct_path /etc/systemd/system/intrapush.service.d)"
 inside systemctl daemon-reload
 inside systemctl start intrapush
 await 200 "the daemon to connect without metrics_file" connected
 
 # --- a bad configuration: 78, failed, no restart loop ---------------------------------------------
-echo 'heartbeat_intervall = 5' >>"$(ct_path /etc/intrapush/intrapush.conf)"
+add_line 'heartbeat_intervall = 5'
 inside systemctl restart intrapush 2>/dev/null || true
 await 100 "the unit to fail" unit_is failed
 check "bad configuration: exit status 78" test "$(unit_property ExecMainStatus)" = 78
@@ -299,7 +304,7 @@ restarts=$(unit_property NRestarts)
 sleep 5
 check "bad configuration: no restart (NRestarts stays $restarts, still failed)" \
     test "$(unit_property NRestarts)/$(unit_state)" = "$restarts/failed"
-sed -i '/^heartbeat_intervall/d' "$(ct_path /etc/intrapush/intrapush.conf)"
+unset_key heartbeat_intervall
 inside systemctl reset-failed intrapush
 inside systemctl start intrapush
 await 200 "the daemon to connect" connected
@@ -320,20 +325,22 @@ check_that "install again: the notifications are still there" \
     '(($(inside intrapush count) >= 4))'
 
 # --- upgrade --------------------------------------------------------------------------------------
-conffile_before=$(md5sum <"$(ct_path /etc/intrapush/intrapush.conf)")
+conffile_before=$(md5sum <"$(ct_path "$test_dropin")")
 running=$(unit_property MainPID)
 inside apt-get install -y -q /mnt/test/intrapush-next.deb >/dev/null 2>&1 </dev/null || fail "apt-get install (upgrade)"
 check "upgrade: version $next_version installed" \
     test "$(inside dpkg-query -W -f '${Version}' intrapush)" = "$next_version"
-check "upgrade: the edited conffile is kept" \
-    test "$(md5sum <"$(ct_path /etc/intrapush/intrapush.conf)")" = "$conffile_before"
+check "upgrade: the administrator's drop-in is kept as it was" \
+    test "$(md5sum <"$(ct_path "$test_dropin")")" = "$conffile_before"
 await 200 "upgrade: the daemon restarted" restarted_since "$running"
 await 200 "upgrade: connected again" connected
 
 # --- purge, install again -------------------------------------------------------------------------
 inside apt-get purge -y -q intrapush >/dev/null 2>&1 || fail "apt-get purge"
 check "purge: the notifications are deleted" test ! -e "$(ct_path /var/lib/intrapush)"
-check "purge: the token and /etc/intrapush are deleted" test ! -e "$(ct_path /etc/intrapush)"
+check "purge: the token is deleted, the administrator's own drop-in kept" \
+    test "$([[ -e $(ct_path /etc/intrapush/token) ]] && echo token)$(inside ls /etc/intrapush/intrapush.conf.d)" = 50-test.conf
+inside rm -r /etc/intrapush
 inside apt-get install -y -q /mnt/test/intrapush.deb >/dev/null 2>&1 || fail "apt-get install after purge"
 check "install after purge: enabled" test "$(inside systemctl is-enabled intrapush)" = enabled
 check "install after purge: not started" test "$(unit_state)" = inactive
@@ -345,12 +352,18 @@ check "install after purge, token only: exit 78, no connection to a placeholder"
     test "$(unit_property ExecMainStatus)/$(server_stat connections_open)" = "78/0"
 check "install after purge, token only: the journal names host" journal_has "host: required"
 
-# --- upgrade from the release before ---------------------------------------------------------------
-if [[ -f $scratch/test/intrapush-previous.deb ]]; then
-    upgrade_from_previous_checks
-else
-    echo "skip  upgrade from the release before: no package of it (scripts/previous_deb.sh builds it; .ci/run does)"
-fi
+# --- a fleet: preseeded, drop-ins, the journal, dpkg-reconfigure -------------------------------------
+fleet_checks
+
+# --- upgrades from the releases before ---------------------------------------------------------------
+for previous_version in 0.3.0-1 0.4.0-1; do
+    previous=$scratch/test/intrapush_${previous_version}_$arch.deb
+    if [[ -f $previous ]]; then
+        upgrade_from_previous_checks "$previous"
+    else
+        echo "skip  upgrade from $previous_version: no package of it (scripts/previous_deb.sh builds it; .ci/run does)"
+    fi
+done
 
 # --- autopkgtest: Debian's test of the installed packages (debian/tests), this container the testbed
 inside apt-get purge -y -q intrapush intrapush-notifier >/dev/null 2>&1 || true

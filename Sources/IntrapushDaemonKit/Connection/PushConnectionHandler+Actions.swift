@@ -69,7 +69,9 @@ extension PushConnectionHandler {
                     let detail = String(describing: error)
                     self.logger.error(
                         "could not store a push; dropping the connection so the server delivers it again",
-                        metadata: ["error": "\(detail)"])
+                        metadata: .event(.commitFailed, [
+                            "error": detail, "disk_full": (error as? DatabaseError)?.isDiskFull == true ? "yes" : "no",
+                        ]))
                     self.perform(self.machine.commitFailed(detail), context: context)
                 }
             }

@@ -126,6 +126,10 @@ extension WebSocketDialer {
         }
         if cancellation.isCancelled { return .error("connection attempt abandoned") }
         if let refusal = error as? ServerIdentityError { return .serverIdentityRefused(refusal.detail) }
+        if error is NIOSSLError || error is BoringSSLError, String(describing: error).contains("CERTIFICATE_VERIFY_FAILED") {
+            return .serverIdentityRefused(
+                "the server's certificate is not one the trust store vouches for (TLS: \(error)); check ca_file, and that the server sends its intermediate certificates")
+        }
         if let mismatch = error as? SubprotocolMismatch {
             return .subprotocolMismatch(requested: mismatch.requested, selected: mismatch.selected)
         }

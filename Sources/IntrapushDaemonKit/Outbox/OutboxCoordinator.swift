@@ -29,6 +29,8 @@ final class OutboxCoordinator: @unchecked Sendable {
     private var expiryAt: Int64?
     /// A timer never sleeps longer: the monotonic clock stops during a suspend.
     static let longestExpirySleep: Int64 = 3_600_000
+    /// Expired messages logged one by one in a pass; the rest in one line.
+    static let expiriesLoggedEach = 20
 
     init(eventLoop: any EventLoop, storeWorker: StoreWorker, settings: OutboxSettings, logger: Logger) {
         self.eventLoop = eventLoop
@@ -243,8 +245,16 @@ final class OutboxCoordinator: @unchecked Sendable {
         storeWorker.expireOutbox(on: eventLoop).hop(to: eventLoop).whenComplete { result in
             switch result {
             case .success(let (expired, nextExpiry)):
-                if !expired.isEmpty {
-                    self.logger.info("\(expired.count) message\(expired.count == 1 ? "" : "s") to the server expired undelivered or unanswered")
+                // One entry each, up to a few: a week's backlog expiring at once is one line more.
+                for row in expired.prefix(Self.expiriesLoggedEach) {
+                    self.logger.warning(
+                        "message \(row.messageID) to the server expired undelivered or unanswered; it is not sent again",
+                        metadata: .event(.outboxGivenUp, ["message_id": row.messageID, "outbox_row": "\(row.rowID)"]))
+                }
+                if expired.count > Self.expiriesLoggedEach {
+                    self.logger.warning(
+                        "\(expired.count - Self.expiriesLoggedEach) more messages to the server expired undelivered or unanswered",
+                        metadata: .event(.outboxGivenUp, ["count": "\(expired.count - Self.expiriesLoggedEach)"]))
                 }
                 self.perform(self.machine.rowsExpired(expired))
                 for row in expired { self.resolveWaiters(of: row.rowID, with: .expired) }

@@ -100,8 +100,10 @@ extension SessionLoop {
         let retryAt = WallClock.nowMilliseconds() &+ delay.milliseconds
         let next = configuration.hosts.count > 1 ? " to \(currentEndpoint.redactedURL)" : ""
         setStatus(StatusLine.reconnecting(in: delay, attempt: attempt, reason: reason) + next)
-        if reason.isTokenRejection {
-            logger.error("\(reason); retrying in \(delay.roundedText)\(next)")
+        if reason.isTokenRejection, case .handshakeRejected(let status) = reason {
+            logger.error(
+                "\(reason); retrying in \(delay.roundedText)\(next)",
+                metadata: .event(.tokenRejected, ["server": currentEndpoint.redactedURL, "http_status": "\(status)"]))
         } else {
             logger.info("reconnecting in \(delay.roundedText) (attempt \(attempt))\(next)")
         }

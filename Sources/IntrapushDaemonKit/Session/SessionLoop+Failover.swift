@@ -44,6 +44,8 @@ extension SessionLoop {
         if let fallback {
             channels[fallback]?.pipeline.fireUserInboundEventTriggered(CloseRequested(reason: .returnedToPrimary))
         }
+        let primary = configuration.endpoint.redactedURL
+        logger.notice("the primary \(primary) is back: returning to it", metadata: .event(.failback, ["server": primary]))
         connectionOpened()
     }
 }

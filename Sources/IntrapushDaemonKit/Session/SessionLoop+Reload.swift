@@ -54,7 +54,9 @@ extension SessionLoop {
             for problem in error.problems {
                 logger.error("reload: \(problem)")
             }
-            logger.error("reload failed; still running with the previous configuration")
+            logger.error(
+                "reload failed; still running with the previous configuration",
+                metadata: .event(.reloadRejected, ["problems": error.problems.map(\.description).joined(separator: "; ")]))
             service.notifier.ready(status: status)
             return
         }

@@ -71,7 +71,12 @@ struct SessionLoop {
             if id == machine.probeID {
                 logger.notice("the primary \(configuration.endpoint.redactedURL) is still unreachable: \(reason)")
             } else if id == machine.connectionID {
-                logger.warning("cannot connect to \(currentEndpoint.redactedURL): \(reason)")
+                let server = currentEndpoint.redactedURL
+                if case .serverIdentityRefused = reason {
+                    logger.error("cannot connect to \(server): \(reason)", metadata: .event(.serverCertificateRefused, ["server": server, "reason": "\(reason)"]))
+                } else {
+                    logger.warning("cannot connect to \(server): \(reason)", metadata: ["server": "\(server)"])
+                }
             }
             let actions = machine.connectionFailed(id, reason, at: .now)
             if actions.contains(where: \.reconnects) { service.metrics?.metrics.reconnectNeeded(because: reason) }
@@ -129,7 +134,9 @@ struct SessionLoop {
             // A discarded dial's channel left the map when it was closed: its end says nothing.
             let wasKept = channels.removeValue(forKey: id) != nil
             if id == machine.connectionID {
-                logger.notice("disconnected from \(currentEndpoint.redactedURL): \(reason)")
+                var fields = ["server": currentEndpoint.redactedURL, "reason": "\(reason)"]
+                if case .closedByServer(let code?) = reason { fields["close_code"] = "\(code)" }
+                logger.notice("disconnected from \(currentEndpoint.redactedURL): \(reason)", metadata: .event(.disconnected, fields))
             } else if wasKept, id != machine.probeID {
                 logger.info("closed the connection to the fallback: \(reason)")
             }
@@ -141,7 +148,14 @@ struct SessionLoop {
 
     mutating func connectionOpened() {
         let now = WallClock.nowMilliseconds()
-        logger.info("connected to \(currentEndpoint.redactedURL)\(fallbackRemark)")
+        let server = currentEndpoint.redactedURL
+        logger.info("connected to \(server)\(fallbackRemark)", metadata: .event(.connected, ["server": server]))
+        if machine.isOnFallback {
+            let primary = configuration.endpoint.redactedURL
+            logger.warning(
+                "on the fallback \(server): the primary \(primary) is unreachable; it is tried again every failback_interval",
+                metadata: .event(.failover, ["server": server, "primary": primary]))
+        }
         setStatus(connectedStatus)
         statusRenewal.renewed(at: .now)
         persist {

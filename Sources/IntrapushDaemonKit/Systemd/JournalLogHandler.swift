@@ -1,13 +1,17 @@
+import CSystemd
 import Logging
 #if canImport(Glibc)
 import Glibc
 #endif
 import IntrapushSupport
 
-/// A swift-log handler that writes one line per event to stderr, prefixed with its sd-daemon
-/// priority (`<3>` error … `<7>` debug) so the journal keeps the levels.
-///
-/// Metadata follows the message as `key=value`. Newlines are escaped: one event, one line.
+/// A swift-log handler for the journal. Where systemd connected standard error to the journal
+/// (`JOURNAL_STREAM`), each event goes there natively (`sd_journal_sendv`): the message, its
+/// priority, the `MESSAGE_ID` of a `JournalEvent`, and each metadata item as a field of its own
+/// (`INTRAPUSH_SERVER=…`) that a log pipeline can select by. Elsewhere (a terminal, the tests, a
+/// container without a journal) one line per event on standard error, prefixed with its
+/// sd-daemon priority (`<3>` error … `<7>` debug), metadata after the message as `key=value`.
+/// Control characters are escaped either way: one event, one line.
 struct JournalLogHandler: LogHandler {
     var metadata: Logger.Metadata = [:]
     private let control: LogLevelControl
@@ -39,12 +43,51 @@ struct JournalLogHandler: LogHandler {
     }
 
     func log(event: LogEvent) {
-        var line = "<\(Self.priority(of: event.level))>\(Self.escaped(event.message.description))"
-        let merged = event.metadata.map { metadata.merging($0) { $1 } } ?? metadata
-        for (key, value) in merged.sorted(by: { $0.key < $1.key }) {
+        let merged = (event.metadata.map { metadata.merging($0) { $1 } } ?? metadata).sorted(by: { $0.key < $1.key })
+        let priority = Self.priority(of: event.level)
+        let message = Self.escaped(event.message.description)
+        if Self.isJournalConnected, Self.send(priority: priority, message: message, metadata: merged) { return }
+        var line = "<\(priority)>\(message)"
+        for (key, value) in merged {
             line += " \(key)=\(Self.escaped(value.description))"
         }
         StandardError.writeLine(line)
+    }
+
+    /// Whether standard error is the journal's stream, as systemd says in `JOURNAL_STREAM`
+    /// (`device:inode`): then the journal's own socket takes the events, fields and all.
+    static let isJournalConnected: Bool = {
+        guard let value = getenv("JOURNAL_STREAM").map({ String(cString: $0) }) else { return false }
+        let parts = value.split(separator: ":")
+        var status = stat()
+        guard parts.count == 2, let device = UInt64(parts[0]), let inode = UInt64(parts[1]), fstat(2, &status) == 0 else { return false }
+        return UInt64(status.st_dev) == device && UInt64(status.st_ino) == inode
+    }()
+
+    /// The event as journal fields; `false` when the journal did not take it.
+    static func send(priority: Int, message: String, metadata: [(key: String, value: Logger.Metadata.Value)]) -> Bool {
+        var fields = ["MESSAGE=\(message)", "PRIORITY=\(priority)", "SYSLOG_IDENTIFIER=intrapushd"]
+        for (key, value) in metadata {
+            let text = Self.escaped(value.description)
+            if key == "event", let event = JournalEvent(rawValue: text) { fields.append("MESSAGE_ID=\(event.messageID)") }
+            fields.append("INTRAPUSH_\(fieldName(key))=\(text)")
+        }
+        let buffers = fields.map { Array($0.utf8) }
+        var vectors: [iovec] = []
+        var pointers: [UnsafeMutableRawPointer] = []
+        defer { for pointer in pointers { pointer.deallocate() } }
+        for bytes in buffers {
+            let pointer = UnsafeMutableRawPointer.allocate(byteCount: max(bytes.count, 1), alignment: 1)
+            bytes.withUnsafeBytes { pointer.copyMemory(from: $0.baseAddress!, byteCount: bytes.count) }
+            pointers.append(pointer)
+            vectors.append(iovec(iov_base: pointer, iov_len: bytes.count))
+        }
+        return sd_journal_sendv(vectors, Int32(vectors.count)) >= 0
+    }
+
+    /// A metadata key as a journal field name: capitals, digits and underscores.
+    static func fieldName(_ key: String) -> String {
+        String(key.uppercased().unicodeScalars.map { ("A"..."Z").contains($0) || ("0"..."9").contains($0) ? Character($0) : "_" })
     }
 
     /// Outside text (a hook's stderr, a server's close reason) reaches log lines: every control

@@ -84,6 +84,19 @@ extension Integration {
             withExtendedLifetime(server) {}
         }
 
+        @Test("a certificate the trust store does not vouch for is refused in words, as the server certificate refused event")
+        func untrustedCertificate() async throws {
+            let directory = try TemporaryDirectory("it")
+            let served = try await makeCertificate("served", san: "DNS:localhost", in: directory)
+            let trusted = try await makeCertificate("trusted", san: "DNS:localhost", in: directory)
+            let (server, port) = try startServer(served, in: directory, name: "untrusted-server")
+            let daemon = try startDaemon(port: port, ca: trusted.certificate, in: directory, name: "untrusted-daemon")
+            try await eventually("the refusal to be logged") { daemon.log.contains("is not one the trust store vouches for") }
+            #expect(daemon.log.contains("event=server_certificate_refused"), "the event an operator selects by")
+            #expect(!daemon.log.contains("HTTP 200"), "nothing was sent to a server that proved nothing")
+            withExtendedLifetime(server) {}
+        }
+
         @Test("a server that offers TLS 1.1 at most is refused before anything is sent")
         func tlsOnePointOneRefused() async throws {
             let directory = try TemporaryDirectory("it")
