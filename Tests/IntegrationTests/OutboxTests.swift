@@ -142,10 +142,15 @@ extension Integration {
             #expect(waiting.stdout == #"{"id":"q3","reply":{"answer":42}}"# + "\n")
             #expect(try reader.integer("SELECT count(*) FROM notifications WHERE message_id = 'q3'") == 0, "a reply is not a notification")
 
+            // An acknowledgement repeated, or for a message no longer in flight: never a push.
+            _ = try await server.client.push("received message q3")
+            _ = try await server.client.push("received message never-sent")
             _ = try await server.client.push(#"{"id":"q-unknown","title":"not a reply"}"#)
             try await eventually("a frame naming no waiting request to be stored as a push") {
                 try reader.integer("SELECT count(*) FROM notifications WHERE message_id = 'q-unknown'") == 1
             }
+            #expect(try reader.integer("SELECT count(*) FROM notifications WHERE payload LIKE 'received message %'") == 0,
+                    "a late or repeated acknowledgement of ours is not stored as a notification")
             #expect(try await server.stats().acksBeforeCommit == 0)
         }
 

@@ -93,10 +93,14 @@ final class PushConnectionHandler: ChannelInboundHandler, RemovableChannelHandle
                 return  // the server's heartbeat echo: proves it alive, nothing to store
             }
             if frame.opcode == .text, let outbox, let upstreamAcknowledgement,
-                let messageID = payload.withUnsafeReadableBytes(upstreamAcknowledgement.messageID(in:)),
-                outbox.acknowledgementReceived(messageID)
+                let messageID = payload.withUnsafeReadableBytes(upstreamAcknowledgement.messageID(in:))
             {
-                return  // the server acknowledged a message of ours: not a push
+                // The shape of the server's acknowledgement of a message of ours is never a push,
+                // even when no message of that id is in flight (one acknowledged twice, or late).
+                if !outbox.acknowledgementReceived(messageID) {
+                    logger.debug("an acknowledgement of \(messageID), which is not in flight (repeated or late): not stored")
+                }
+                return
             }
             let receivedAt = WallClock.nowMilliseconds()
             var push = payload.withUnsafeReadableBytes { decoder.decode(frame: $0, receivedAt: receivedAt) }

@@ -79,7 +79,8 @@ final class OutboxCoordinator: @unchecked Sendable {
         perform(machine.connectionClosed())
     }
 
-    /// Whether `messageID` (from a frame equal to `upstream_ack_text`) acknowledged one of ours.
+    /// Whether `messageID` (from a frame of `upstream_ack_text`'s shape) acknowledged one of ours
+    /// in flight; such a frame is not a push either way.
     func acknowledgementReceived(_ messageID: String) -> Bool {
         eventLoop.assertInEventLoop()
         let isAcknowledgement = machine.isAcknowledgement(messageID)
