@@ -75,7 +75,7 @@ DEB        := dist/intrapush_$(VERSION)_$(ARCH).deb
 NOTIFIER_DEB := dist/intrapush-notifier_$(VERSION)_$(ARCH).deb
 
 .PHONY: install-daemon install-notifier notifier-test screenshot powercut powercut-smoke reproducible-check
-.PHONY: generate generated-check
+.PHONY: generate generated-check docs-check
 .PHONY: all release debug deps test-deps test swift-test deb-test system-test interop interop-deps demo install deb clean bench-cli bench bench-smoke fleet-sim fuzz fuzz-smoke hostile local-api-conformance architecture
 
 all: release
@@ -110,6 +110,7 @@ debug: deps
 test: test-deps
 	$(MAKE) architecture
 	$(MAKE) generated-check
+	$(MAKE) docs-check
 	$(MAKE) swift-test
 	$(MAKE) fuzz-smoke
 	$(MAKE) deb-test
@@ -140,6 +141,11 @@ generate:
 generated-check:
 	python3 scripts/varlink_generate.py --check
 	python3 scripts/version_generate.py --check
+
+# Every relative link and #anchor of README.md, docs/ and ARCHITECTURE.md resolves, and
+# intrapush.conf(5) documents exactly the keys the loader knows (scripts/check_docs.py).
+docs-check:
+	python3 scripts/check_docs.py
 
 # The folders of every target keep the layers ARCHITECTURE.md declares: no two use each other.
 architecture:

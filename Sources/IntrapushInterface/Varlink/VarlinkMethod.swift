@@ -19,7 +19,7 @@ package protocol VarlinkInterfaceFailure: Error, Equatable, Sendable {
 }
 
 /// One method of an interface: what it takes, what it answers, how it may fail.
-package protocol VarlinkMethod {
+package protocol VarlinkMethod: Sendable {
     associatedtype Parameters: VarlinkStruct
     associatedtype Reply: VarlinkStruct
     associatedtype Failure: VarlinkInterfaceFailure
