@@ -53,6 +53,11 @@ def python_stack(name):
     return Stack(name, version, [str(VENV_PYTHON), str(SERVERS / f"{name}_server.py")])
 
 
+def spec_stack():
+    """The server written from docs/protocol.md alone: the standard library only, no venv needed."""
+    return Stack("spec", "protocol 1.0 (stdlib)", [sys.executable, str(SERVERS / "spec_server.py")])
+
+
 def node_ws_stack():
     version = json.loads(Path("/usr/share/nodejs/ws/package.json").read_text())["version"]
     return Stack("ws", f"{version} (Node.js {subprocess.check_output(['node', '--version'], text=True).strip()})",
@@ -87,6 +92,7 @@ STACKS = {
     "ws": node_ws_stack,
     "jetty": jetty_stack,
     "gorilla": gorilla_stack,
+    "spec": spec_stack,
 }
 
 
