@@ -71,7 +71,7 @@ package enum Schema {
         Migration(
             version: 4,
             summary: "the outbox: messages for the server",
-            // A public table like notifications (README, "The outbox"). `id` is the queue order;
+            // A public table like notifications (docs/database.md, "The outbox table"). `id` is the queue order;
             // AUTOINCREMENT so that an id is never reused after pruning (the daemon reads on from
             // the last id it loaded).
             // A message id may be queued again once the earlier one is finished, hence a partial
@@ -104,7 +104,7 @@ package enum Schema {
         Migration(
             version: 5,
             summary: "priority, link and recipients of notifications",
-            // Public columns too (README, "The database"): the level 1–5 (NULL: none named), the
+            // Public columns too (docs/database.md): the level 1–5 (NULL: none named), the
             // link as the server wrote it, the names a push is addressed to (one per line, NULL:
             // everyone; see `Recipients`). Readers of an older file read them as NULL.
             sql: """
@@ -116,7 +116,7 @@ package enum Schema {
         Migration(
             version: 6,
             summary: "read marks per person",
-            // A public table too (README, "The database"): who marked which notification read
+            // A public table too (docs/database.md): who marked which notification read
             // and when; `reader` is the uid, -1 for a mark made before marks were per person,
             // which counts as read for everyone. `notifications.read_at` stays the first time
             // anyone marked it. The trigger keeps pruning a single DELETE. The index by reader and

@@ -16,7 +16,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), os.p
 from intrapush_test_support import daemon_environment, free_port, start_daemon  # noqa: E402,F401
 from websocket_server import accept_upgrade, frame, unmasked_frame  # noqa: E402,F401
 
-# An idle daemon is about 20 MiB; every ceiling of README "Limits" with the defaults stays far
+# An idle daemon is about 20 MiB; every ceiling of docs/operating.md, "Limits" with the defaults stays far
 # below this. The former daemon reached 1.5 GiB with the fragment flood.
 RSS_CEILING_MIB = 120
 FLOOD_SECONDS = 6

@@ -186,7 +186,7 @@ unset_key heartbeat_intervall
 
 
 # --- reload sees the credentials the daemon has -----------------------------------------------------
-# The README's set-up for a client key: tls_cert_file in the configuration, the key as the
+# docs/operating.md's set-up for a client key: tls_cert_file in the configuration, the key as the
 # credential tls_key. The reload check must find the key where the daemon does.
 openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -subj /CN=systemtest -days 2 \
     -keyout "$scratch/client.key" -out "$scratch/client.pem" 2>/dev/null
@@ -232,7 +232,7 @@ inside systemctl daemon-reload
 # --- metrics under the sandbox --------------------------------------------------------------------
 # Without metrics_listen nothing listens on TCP. The unit's SocketBindDeny=any refuses the port
 # where systemd enforces it (built with BPF_FRAMEWORK; Debian 12's is not, and ignores it); the
-# README's drop-in allows the one port.
+# docs/operating.md's drop-in allows the one port.
 check_that "metrics unset: no TCP listener" '! ss -tlnpH | grep -F '"'"'"intrapushd"'"'"' >/dev/null'  # host network: the host's ss sees it
 metrics_port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 set_key metrics_listen "\"127.0.0.1:$metrics_port\""
@@ -268,7 +268,7 @@ inside systemctl daemon-reload
 inside systemctl restart intrapush
 await 200 "the daemon to connect without metrics" connected
 
-# metrics_file for node_exporter, set up as the README says: the directory writable by the user
+# metrics_file for node_exporter, set up as docs/operating.md says: the directory writable by the user
 # through an ACL, and ReadWritePaths= in a drop-in (ProtectSystem=strict forbids it otherwise).
 textfiles=/var/lib/prometheus/node-exporter
 inside mkdir -p "$textfiles"

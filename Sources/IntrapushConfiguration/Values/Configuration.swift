@@ -1,4 +1,4 @@
-/// The daemon's settings, one property per key of `intrapush.conf` (README "Configure", intrapush.conf(5)).
+/// The daemon's settings, one property per key of `intrapush.conf` (intrapush.conf(5); docs/operating.md, "Configure").
 ///
 /// Built by `ConfigurationLoader`, which applies the defaults, the environment overrides and the
 /// validation; the initializer's defaults are the documented ones, for tests and tools that build one by

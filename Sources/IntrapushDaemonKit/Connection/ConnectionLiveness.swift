@@ -1,4 +1,4 @@
-/// Heartbeat and dead-peer bookkeeping for one open connection (README "The wire protocol").
+/// Heartbeat and dead-peer bookkeeping for one open connection (docs/protocol.md, HB-1 to HB-3).
 ///
 /// The daemon sends the heartbeat text and a ping every `heartbeatInterval`, the first one
 /// interval after the open. Any frame received proves the peer alive; when nothing has arrived

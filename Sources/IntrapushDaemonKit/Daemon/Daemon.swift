@@ -8,7 +8,7 @@ import IntrapushConfiguration
 import IntrapushStore
 import IntrapushSupport
 
-/// The daemon could not run: the exit status that says why (README "Exit statuses"); what
+/// The daemon could not run: the exit status that says why (intrapushd(8), EXIT STATUS); what
 /// happened is in the journal already.
 package struct DaemonExit: Error, Equatable {
     package let status: Int32

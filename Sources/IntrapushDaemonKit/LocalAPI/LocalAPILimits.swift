@@ -1,6 +1,6 @@
 import IntrapushConfiguration
 
-/// What one call of the local API may cost (README "Limits"); the connections' own ceilings
+/// What one call of the local API may cost (docs/operating.md, "Limits"); the connections' own ceilings
 /// are the Varlink server's (`VarlinkLimits`).
 struct LocalAPILimits: Sendable {
     /// Queries of one user waiting behind the one running; more are answered Busy.

@@ -11,7 +11,7 @@ import ServiceLifecycle
 import Synchronization
 
 /// The local API's socket: where the CLI, the desktop agent and any local program reach the
-/// daemon (README "The local API"). Mode 0666, because who may do what is decided per call
+/// daemon (docs/local-api.md). Mode 0666, because who may do what is decided per call
 /// from the kernel's word on the caller, not by who may open the file. Under the unit it is
 /// `intrapush.socket`'s, passed by systemd, which keeps it across restarts; otherwise the
 /// daemon binds it before READY=1 and removes it on the way out.

@@ -1,4 +1,4 @@
-/// Exponential reconnect backoff with full jitter (README "The wire protocol", Backoff).
+/// Exponential reconnect backoff with full jitter (docs/protocol.md, RECON-1).
 ///
 /// Before attempt *n* (consecutive failures counted from 1) the daemon waits a uniformly random
 /// time in [0, d], where d = min(`maximum`, `minimum` · 2^(n−1)). With the defaults (1 s, 60 s):

@@ -14,7 +14,7 @@ enum HeapPolicy {
     /// One arena: `malloc_trim` gives back the top of the main heap but not the top of the
     /// per-thread arenas, where a burst's memory otherwise stayed, and varied from run to run.
     /// Most small allocations never take the arena's lock (glibc's per-thread cache), so ingest
-    /// is as fast with one arena (README "Performance" has the figures).
+    /// is as fast with one arena (docs/performance.md has the figures).
     static func apply() {
         _ = mallopt(M_ARENA_MAX, 1)
         _ = mallopt(M_MMAP_THRESHOLD, mappedAllocationThreshold)

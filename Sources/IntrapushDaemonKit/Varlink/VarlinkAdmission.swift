@@ -1,6 +1,6 @@
 import NIOCore
 
-/// The Varlink server's ceilings (README "Limits"): anyone on the host may connect, and nobody
+/// The Varlink server's ceilings (docs/operating.md, "Limits"): anyone on the host may connect, and nobody
 /// may crash the daemon, grow it without bound, hold its descriptors, or keep another person
 /// out. Connections are counted per user, as libvirt's `max_clients` and sd-varlink's
 /// per-uid limit do; each connection answers one call at a time and reads nothing meanwhile,

@@ -1,4 +1,4 @@
-/// Who may do what through the local API (README "Who may do what"): a pure rule over the
+/// Who may do what through the local API (docs/local-api.md): a pure rule over the
 /// caller's uid and groups, which the kernel reported.
 ///
 /// - Reading one's own notifications: members of the readers' group (`intrapush`), or every

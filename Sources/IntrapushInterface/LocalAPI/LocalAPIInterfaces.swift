@@ -171,7 +171,7 @@ extension NotificationsInterface {
 
 extension OutboxInterface {
     package static let description = #"""
-        # Messages from this host to the on-premises server (README "The outbox"). Queueing speaks for
+        # Messages from this host to the on-premises server (docs/using.md, "Messages to the server"). Queueing speaks for
         # the whole host, so it is its own grant: root and the members of the group intrapush-send.
         interface io.intrapush.Outbox
 

@@ -2,7 +2,7 @@
 // then run `make generate`.
 import IntrapushSupport
 
-/// `io.intrapush.Outbox`: Messages from this host to the on-premises server (README "The outbox"). Queueing speaks for
+/// `io.intrapush.Outbox`: Messages from this host to the on-premises server (docs/using.md, "Messages to the server"). Queueing speaks for
 /// the whole host, so it is its own grant: root and the members of the group intrapush-send.
 package enum OutboxInterface: VarlinkInterface {
     package static let name = "io.intrapush.Outbox"

@@ -5,7 +5,7 @@ import IntrapushSupport
 
 /// How the CLI's writes reach the database: through the daemon's local API (the daemon is the
 /// one writer; it wakes at once), or, only when no daemon runs, directly, when this user may
-/// write the file (README "How the CLI reaches the daemon").
+/// write the file (docs/local-api.md).
 package struct WriteAccess {
     package let databasePath: String
     /// For writing directly: `upstream_id_field`, `max_message_size`, `outbox_ttl`, the receipts.

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-/// The local API under abuse (README "Limits"): every call is answered or refused with an error
+/// The local API under abuse (docs/operating.md, "Limits"): every call is answered or refused with an error
 /// its interface declares, a stream that is not Varlink is closed, nothing crashes the daemon,
 /// and nothing it holds grows without bound.
 extension Integration {

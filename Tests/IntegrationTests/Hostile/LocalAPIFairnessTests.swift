@@ -2,7 +2,7 @@ import Foundation
 import TestSupport
 import Testing
 
-/// One person's connections keep out that person only (README "Limits"): a user holding a
+/// One person's connections keep out that person only (docs/operating.md, "Limits"): a user holding a
 /// thousand idle connections gets `Busy` for their next, from the interface they called, while
 /// another user and root are answered as ever.
 extension Integration {

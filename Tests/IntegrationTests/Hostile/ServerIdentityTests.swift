@@ -34,7 +34,7 @@ extension Integration {
             return try DaemonHandle(directory: directory, serverPort: port, token: "identity-token", extra: extra, name: name)
         }
 
-        /// The pin of a certificate's key, as the README says to make it.
+        /// The pin of a certificate's key, as docs/operating.md says to make it.
         func pin(of certificate: String, in directory: TemporaryDirectory) async throws -> String {
             try await shell(
                 "openssl x509 -in '\(certificate)' -noout -pubkey | openssl pkey -pubin -outform der | openssl dgst -sha256 -binary | base64",
