@@ -14,6 +14,7 @@ sources=(
     Sources/IntrapushSupport/Time/WallClock.swift
     Sources/IntrapushSupport/PercentDecoding.swift
     Sources/IntrapushSupport/Base64.swift
+    Sources/IntrapushSupport/ProductVersion.swift
     Sources/IntrapushStore/Push.swift
     Sources/IntrapushStore/NotificationPriority.swift
     Sources/IntrapushStore/Recipients.swift
