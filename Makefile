@@ -172,7 +172,8 @@ notifier-test: release
 # memory and loses it (or tears it) on a cut. First its self-test (a writer acknowledging after
 # COMMIT must lose rows under synchronous=NORMAL and OFF, none under FULL), then the daemon's
 # database and outbox, and the agent's state, cut at random instants and checked after the
-# reboot. powercut-smoke, in make test, runs fewer rounds.
+# reboot; then a stalled disk (cutfs holds every fsync): the daemon's local API answers and says
+# so, and nothing is acknowledged before its commit. powercut-smoke, in make test, runs fewer rounds.
 POWERCUT_ROUNDS ?= 30
 POWERCUT_STRICT ?= 10
 POWERCUT_AGENT_ROUNDS ?= 10
@@ -183,6 +184,7 @@ powercut: release
 	  /usr/bin/python3 Tests/PowerCut/selftest.py --rounds 3 --strict; \
 	  /usr/bin/python3 Tests/PowerCut/powercut.py --rounds $(POWERCUT_ROUNDS) --strict-rounds $(POWERCUT_STRICT) --binaries $(RELEASE_DIR); \
 	  /usr/bin/python3 Tests/PowerCut/agent_powercut.py --rounds $(POWERCUT_AGENT_ROUNDS) --binaries $(RELEASE_DIR); \
+	  /usr/bin/python3 Tests/PowerCut/stall.py --binaries $(RELEASE_DIR); \
 	fi
 
 powercut-smoke:

@@ -81,10 +81,11 @@ def ingest_against_bare(bench, empty, breakdowns):
     rates = [bare_batched_rate(bench.empty_template, bench.run_directory(f"bare-ingest-{run}"), options.burst, batch)
              for run in range(options.runs)]
     bare_row.values = summarise(rates, lambda v: f"{v:,.0f}")
-    ratio_row = Row("Ingest ÷ bare batched insert", "≥ 0.8×", "median of the empty-DB ingest ÷ median of the row above")
-    ratio = statistics.median(empty.samples) / statistics.median(rates)
-    ratio_row.values = ("", f"{ratio:.2f}×", "")
-    ratio_row.met = ratio >= 0.8
+    ratio_row = Row("Ingest ÷ bare batched insert", "≥ 0.9×",
+                    "each run's empty-DB ingest ÷ the same run's bare batched insert; min, median, max")
+    ratios = [ingest / bare for ingest, bare in zip(empty.samples, rates)]
+    ratio_row.values = summarise(ratios, lambda v: f"{v:.2f}×")
+    ratio_row.met = statistics.median(ratios) >= 0.9
     breakdown_row = Row("Ingest, CPU µs per push by thread", "(breakdown)",
                         "schedstat of each named thread of the daemon and of the devserver over each empty-DB burst, "
                         "÷ pushes; medians. 'wall' is the burst's time per push: with 2 cores, the sum of the threads "

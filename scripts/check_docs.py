@@ -66,20 +66,21 @@ def check_links():
         path = os.path.join(ROOT, page)
         with open(path, encoding="utf-8") as file:
             text = without_code(file.read())
-        for number, line in enumerate(text.split("\n"), start=1):
-            for target in LINK.findall(line):
-                if re.match(r"^[a-z][a-z0-9+.-]*:", target):  # http:, https:, mailto:, man:
-                    continue
-                file_part, _, anchor = target.partition("#")
-                resolved = path if not file_part else os.path.normpath(os.path.join(os.path.dirname(path), file_part))
-                where = f"{page}:{number}: {target}"
-                if not os.path.exists(resolved):
-                    problems.append(f"{where}: no such file")
-                    continue
-                if anchor and resolved.endswith(".md"):
-                    known = cache.setdefault(resolved, anchors(resolved))
-                    if anchor not in known:
-                        problems.append(f"{where}: no heading #{anchor} in {os.path.relpath(resolved, ROOT)}")
+        # The whole text at once: a link's words may wrap onto the next line.
+        for match in LINK.finditer(text):
+            target, number = match.group(1), text.count("\n", 0, match.start()) + 1
+            if re.match(r"^[a-z][a-z0-9+.-]*:", target):  # http:, https:, mailto:, man:
+                continue
+            file_part, _, anchor = target.partition("#")
+            resolved = path if not file_part else os.path.normpath(os.path.join(os.path.dirname(path), file_part))
+            where = f"{page}:{number}: {target}"
+            if not os.path.exists(resolved):
+                problems.append(f"{where}: no such file")
+                continue
+            if anchor and resolved.endswith(".md"):
+                known = cache.setdefault(resolved, anchors(resolved))
+                if anchor not in known:
+                    problems.append(f"{where}: no heading #{anchor} in {os.path.relpath(resolved, ROOT)}")
     return problems
 
 

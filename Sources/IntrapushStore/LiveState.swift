@@ -60,6 +60,9 @@ package struct LiveState: Sendable, Equatable {
     /// primary. With `primaryUnreachableSince`, known to the running daemon only (not in the row).
     package var primaryServer: String? = nil
     package var primaryUnreachableSince: Int64? = nil
+    /// When the database write under way began, while it has not finished for a second or more
+    /// (a stalled disk): pushes wait unacknowledged. Known to the running daemon only.
+    package var commitRunningSince: Int64? = nil
 
     package init(
         pid: Int32? = nil,

@@ -18,9 +18,21 @@ is durable at once. With --strict a name is durable only once its directory is f
 (strictns.py), as POSIX allows and ext4 does: a directory made and never fsynced into its parent
 is lost in a cut with all it holds.
 
+A stalled disk: after `hold` on the command socket every fsync and fdatasync of a file (one
+FUSE operation, `fsync`) waits until `release`, as on a disk that stops answering while reads
+are still served from the cache; nothing else changes. The held fsyncs wait outside the lock
+that serialises the operations, so that reads, writes and opens by other threads and processes
+go on meanwhile (the kernel keeps the file's inode locked during its fsync, so writes to that
+one file wait there, as they would on a real disk). A `cut` releases them, and they fail with
+EIO: the power is off. A held fsync is never answered otherwise, and its caller cannot be killed
+while it waits (the kernel waits out a FUSE request already sent): release or cut before
+killing it.
+
 Command socket (command_socket.py; unix stream, one line each way): `ping`, `stats`, `cut`, `cut torn`
 (whose reply gives the stats just before the cut: what it dropped or tore), `sync` (everything
-pending made durable, as a clean shutdown would). A clean unmount without a cut syncs too.
+pending made durable, as a clean shutdown would), `hold`, `release`. `stats` counts the fsyncs
+held so far (`fsyncs_held`) and says how many wait now (`held`). A clean unmount without a cut
+syncs too.
 
 Mounted without direct_io, so that the kernel page cache backs shared writable mmap (SQLite
 maps its WAL index, the -shm file, with MAP_SHARED), and without writeback caching (libfuse 2
@@ -28,7 +40,8 @@ has none), so that every write() reaches this process at once and a cut catches 
 Bytes stored through a shared mapping reach it only when the kernel writes the pages back, so a
 cut loses most of them: right for -shm, which SQLite rebuilds from the WAL on recovery.
 POSIX and flock locks stay in the kernel (no `lock` operation): one machine, so that is right.
-Single-threaded FUSE loop; one lock serialises it with the command thread. Needs Debian's
+Multithreaded FUSE loop (a held fsync must not stop the others), but one lock serialises every
+operation and the commands, as in a single-threaded loop. Needs Debian's
 python3-fusepy (module `fusepy`) and /usr/bin/python3; run as root.
 """
 import argparse
@@ -56,15 +69,39 @@ class CutFS:
         self.files = {}    # backing inode -> PendingFile, while open or dirty
         self.handles = {}  # FUSE file handle -> PendingFile
         self.next_handle = 1
-        self.counts = {"writes": 0, "fsyncs": 0, "fsyncdirs": 0}
+        self.counts = {"writes": 0, "fsyncs": 0, "fsyncdirs": 0, "fsyncs_held": 0}
+        # The stalled disk: its own lock, never held while waiting for `mutex`, so that a held
+        # fsync leaves the operations free and `release` or `cut` can always reach it.
+        self.stall = threading.Condition(threading.Lock())
+        self.holding = False
+        self.held = 0  # fsyncs waiting now
 
     # --- plumbing ---------------------------------------------------------------------------
 
     def __call__(self, op, path, *args):
+        if op == "fsync":
+            self.wait_while_held()
         with self.mutex:
             if self.off and op != "destroy":
                 raise FuseOSError(errno.EIO)
             return getattr(self, op)(path, *args)
+
+    def wait_while_held(self):
+        """A held fsync waits here, outside `mutex`, until `release` or `cut` (off: EIO next)."""
+        with self.stall:
+            if not self.holding or self.off:
+                return
+            self.held += 1
+            self.counts["fsyncs_held"] += 1
+            try:
+                self.stall.wait_for(lambda: not self.holding or self.off)
+            finally:
+                self.held -= 1
+
+    def hold(self, holding):
+        with self.stall:
+            self.holding = holding
+            self.stall.notify_all()
 
     def real(self, path):
         if path == "/" + ATTIC or path.startswith("/" + ATTIC + "/"):
@@ -236,6 +273,8 @@ class CutFS:
                 self.ns.restore()
             self.close_all()
             self.off = True
+            with self.stall:  # the held fsyncs go on, to find the power off
+                self.stall.notify_all()
 
     def sync(self):
         for pending in self.files.values():
@@ -257,9 +296,11 @@ class CutFS:
 
     def stats(self):
         dirty = [pending for pending in self.files.values() if pending.dirty]
+        with self.stall:
+            held = self.held
         figures = dict(self.counts, pending_files=len(dirty),
                        pending_bytes=sum(pending.pending_bytes for pending in dirty),
-                       tracked_files=len(self.files), off=int(self.off))
+                       tracked_files=len(self.files), held=held, off=int(self.off))
         return " ".join(f"{key}={value}" for key, value in figures.items())
 
     def command(self, line):
@@ -276,6 +317,9 @@ class CutFS:
             if words == ["sync"] and not self.off:
                 self.sync()
                 return "ok"
+            if words in (["hold"], ["release"]):
+                self.hold(words == ["hold"])
+                return "ok"
             return "error unknown or refused command: " + line
 
 
@@ -284,13 +328,15 @@ def main():
     parser.add_argument("action", choices=["mount"])
     parser.add_argument("backing")
     parser.add_argument("mountpoint")
-    parser.add_argument("--commands", required=True, help="unix socket for cut, stats, ping")
+    parser.add_argument("--commands", required=True,
+                        help="unix socket for cut, stats, ping, sync, hold, release")
     parser.add_argument("--strict", action="store_true", help="names durable on fsyncdir only")
     parser.add_argument("--seed", type=int, default=0, help="for the torn writes of `cut torn`")
     args = parser.parse_args()
     fs = CutFS(args.backing, args.strict, args.seed)
     command_socket.serve(args.commands, fs.command)
-    FUSE(fs, args.mountpoint, foreground=True, nothreads=True, allow_other=True, use_ino=True,
+    # Threads: a held fsync occupies one, and the other operations need others to answer.
+    FUSE(fs, args.mountpoint, foreground=True, nothreads=False, allow_other=True, use_ino=True,
          big_writes=True, fsname="cutfs", subtype="cutfs")
 
 

@@ -14,18 +14,27 @@ checkpoints sync the WAL), so acknowledged rows are lost; with OFF nothing is ev
 passes when FULL lost nothing and every database is intact, and when NORMAL and OFF lost
 something (else the cut bit nothing, and the tool is broken). Prints `N passed, N failed`.
 
+First, the stalled disk (`hold`, as stall.py uses it on the daemon): with a write pending, a
+thread's fsync must wait while held, the backing file must not have the data yet, and a read of
+the same file from another thread must answer meanwhile (the operations go on); after `release`
+the fsync returns and the data is durable. Then a second held fsync must fail with EIO at a
+`cut`, rather than wait for a release that will never come. It counts as one more check.
+
     selftest.py [--rounds 5] [--modes OFF,NORMAL,FULL] [--strict] [--seed 1] [--keep]
+                [--hold-only]
 
 A round is replayed with its seed (`--seed S --rounds 1 --modes M`): the seed fixes the moment of
 the cut, whether it is torn and which pages tear, but not how far the writer got by then.
 """
 import argparse
+import errno
 import os
 import random
 import shutil
 import sqlite3
 import subprocess
 import tempfile
+import threading
 import time
 
 from harness import HERE, PYTHON, CutFSMount, mounted_under, wait_for
@@ -80,6 +89,90 @@ def one_round(mode, seed, strict, workdir, rate):
                 seconds=time.monotonic() - started)
 
 
+class Call(threading.Thread):
+    """`function(*args)` on a thread of its own, which may block for good: the caller waits for
+    it with join(timeout) and reads `done`, `result` and `error`."""
+
+    def __init__(self, function, *args):
+        super().__init__(daemon=True)
+        self.function, self.args = function, args
+        self.done, self.result, self.error = False, None, None
+        self.start()
+
+    def run(self):
+        try:
+            self.result = self.function(*self.args)
+        except OSError as error:
+            self.error = error
+        self.done = True
+
+
+def read_file(path):
+    """A new open (FUSE asks cutfs; the page cache is dropped on open), then a read."""
+    with open(path, "rb") as file:
+        return file.read()
+
+
+def held_count(fs):
+    words = dict(word.split("=", 1) for word in fs.command("stats").split()[1:])
+    return int(words["held"]), int(words["fsyncs_held"])
+
+
+def hold_round(workdir):
+    """The stalled disk; returns what went wrong (nothing: passed)."""
+    root = tempfile.mkdtemp(prefix="hold-", dir=workdir)
+    backing, mountpoint = os.path.join(root, "backing"), os.path.join(root, "mnt")
+    data = b"held until release " * 1000
+    problems = []
+    with open(os.path.join(root, "log"), "ab") as log, \
+            CutFSMount(backing, mountpoint, os.path.join(root, "commands.sock"), log=log) as fs:
+        fd = os.open(os.path.join(mountpoint, "held.bin"), os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            os.write(fd, data)
+            fs.command("hold")
+            syncing = Call(os.fsync, fd)
+            wait_for("the fsync to be held", lambda: held_count(fs)[0] == 1, timeout=5)
+            reading = Call(read_file, os.path.join(mountpoint, "held.bin"))
+            reading.join(timeout=2)
+            if not reading.done:
+                problems.append("a read of the file did not answer within 2 s while its fsync was held")
+            elif reading.result != data:
+                problems.append(f"the read while held gave {len(reading.result or b'')} bytes, "
+                                f"not the {len(data)} written ({reading.error})")
+            time.sleep(0.3)  # a held fsync returning by mistake has had time to
+            if syncing.done:
+                problems.append(f"the fsync returned while held ({syncing.error or 'no error'})")
+            if os.path.getsize(os.path.join(backing, "held.bin")) != 0:
+                problems.append("the data reached the backing file while its fsync was held")
+            fs.command("release")
+            syncing.join(timeout=5)
+            if not syncing.done or syncing.error:
+                problems.append(f"the fsync did not return after release ({syncing.error or 'still waiting'})")
+            with open(os.path.join(backing, "held.bin"), "rb") as file:
+                if file.read() != data:
+                    problems.append("after release, the backing file does not hold the data")
+
+            os.write(fd, b"lost at the cut")
+            fs.command("hold")
+            cut_short = Call(os.fsync, fd)
+            wait_for("the second fsync to be held", lambda: held_count(fs)[0] == 1, timeout=5)
+            stats = fs.command("cut")
+            cut_short.join(timeout=5)
+            if not cut_short.done:
+                problems.append("a cut left a held fsync waiting")
+            elif getattr(cut_short.error, "errno", None) != errno.EIO:
+                problems.append(f"the fsync held at the cut ended with {cut_short.error or 'success'}, not EIO")
+            if " held=1 " not in stats or " fsyncs_held=2 " not in stats:
+                problems.append(f"stats at the cut do not count the held fsyncs: {stats}")
+        finally:
+            fs.command("release")  # whatever happened, nothing may stay held: unmounting waits
+            try:
+                os.close(fd)
+            except OSError:
+                pass  # after the cut
+    return problems
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--rounds", type=int, default=5)
@@ -89,12 +182,18 @@ def main():
     parser.add_argument("--seed", type=int, default=1, help="round i uses seed+i")
     parser.add_argument("--rate", type=float, default=0, help="writer's commits/s at most")
     parser.add_argument("--keep", action="store_true", help="keep the rounds' directories")
+    parser.add_argument("--hold-only", action="store_true", help="only the stalled disk's check")
     args = parser.parse_args()
 
     workdir = tempfile.mkdtemp(prefix="cutfs-selftest-")
     passed = failed = 0
     try:
-        for mode in args.modes.split(","):
+        problems = hold_round(workdir)
+        passed, failed = passed + (not problems), failed + bool(problems)
+        print("HOLD: fsync held until release, reads meanwhile, EIO at a cut -> "
+              + ("as expected" if not problems else "NOT as expected: " + "; ".join(problems)),
+              flush=True)
+        for mode in ([] if args.hold_only else args.modes.split(",")):
             rounds = [one_round(mode, args.seed + i, args.strict, workdir, args.rate)
                       for i in range(args.rounds)]
             for r in rounds:

@@ -7,6 +7,14 @@ extension PushConnectionHandler {
     /// actions happen; without a context (the handler has left the pipeline, so the channel is
     /// gone) only what needs no channel is done: committed rows still reach the outbox and hook.
     func perform(_ actions: [PushConnectionStateMachine.Action], committed: CommittedBatch? = nil, context: ChannelHandlerContext?) {
+        performDepth += 1
+        defer {
+            performDepth -= 1
+            if performDepth == 0, let result = finishedCommit {
+                finishedCommit = nil
+                commitFinished(result)
+            }
+        }
         for action in actions {
             // What needs no channel: the rows are stored whether or not an acknowledgement can go.
             switch action {
@@ -54,27 +62,37 @@ extension PushConnectionHandler {
         }
     }
 
+    /// On the daemon's push loop the store commits at once and the future is already complete;
+    /// elsewhere (tests) it completes later. Either way the machine hears of it in one place.
     private func startCommit(_ batch: [Push], context: ChannelHandlerContext) {
         committer.commit(batch, on: context.eventLoop)
             .hop(to: context.eventLoop)
             .assumeIsolated()
             .whenComplete { result in
-                // After handlerRemoved there is no context and the machine is `closed`: nothing
-                // can be acknowledged, but the rows are stored and their hook still runs.
-                switch result {
-                case .success(let committed):
-                    self.perform(self.machine.commitSucceeded(), committed: committed, context: self.context)
-                case .failure(let error):
-                    guard let context = self.context else { return }
-                    let detail = String(describing: error)
-                    self.logger.error(
-                        "could not store a push; dropping the connection so the server delivers it again",
-                        metadata: .event(.commitFailed, [
-                            "error": detail, "disk_full": (error as? DatabaseError)?.isDiskFull == true ? "yes" : "no",
-                        ]))
-                    self.perform(self.machine.commitFailed(detail), context: context)
+                guard self.performDepth == 0 else {
+                    self.finishedCommit = result  // performed once the current actions are
+                    return
                 }
+                self.commitFinished(result)
             }
+    }
+
+    private func commitFinished(_ result: Result<CommittedBatch, any Error>) {
+        // After handlerRemoved there is no context and the machine is `closed`: nothing can be
+        // acknowledged, but the rows are stored and their hook still runs.
+        switch result {
+        case .success(let committed):
+            perform(machine.commitSucceeded(), committed: committed, context: context)
+        case .failure(let error):
+            guard let context else { return }
+            let detail = String(describing: error)
+            logger.error(
+                "could not store a push; dropping the connection so the server delivers it again",
+                metadata: .event(.commitFailed, [
+                    "error": detail, "disk_full": (error as? DatabaseError)?.isDiskFull == true ? "yes" : "no",
+                ]))
+            perform(machine.commitFailed(detail), context: context)
+        }
     }
 
     /// One acknowledgement per push, in arrival order, all in one flush.

@@ -43,6 +43,10 @@ final class PushConnectionHandler: ChannelInboundHandler, RemovableChannelHandle
     var maskingKeys = MaskingKeySource()
     /// Read on every liveness timer wake: a suspend makes the connection suspect.
     var suspendDetector = SuspendDetector()
+    /// How deep `perform` is: a commit that finishes while it runs (on this loop, at once) is
+    /// told to the machine only when the actions before it are done.
+    var performDepth = 0
+    var finishedCommit: Result<CommittedBatch, any Error>?
 
     init(
         settings: ConnectionSettings, committer: any PushCommitter, events: ConnectionEventSink,
@@ -122,6 +126,11 @@ final class PushConnectionHandler: ChannelInboundHandler, RemovableChannelHandle
         default:
             break  // pongs only prove liveness
         }
+    }
+
+    func channelReadComplete(context: ChannelHandlerContext) {
+        perform(machine.readCompleted(), context: context)
+        context.fireChannelReadComplete()
     }
 
     func channelInactive(context: ChannelHandlerContext) {

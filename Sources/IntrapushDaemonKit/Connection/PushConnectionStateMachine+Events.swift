@@ -1,20 +1,25 @@
 import IntrapushStore
 
 extension PushConnectionStateMachine {
-    /// A push arrived. Once a close is under way it is neither stored nor acknowledged: the
-    /// server still holds it and delivers it on the next connection.
+    /// A push arrived. It waits for the end of the read (`readCompleted`), so that one commit
+    /// takes everything the socket held. Once a close is under way it is neither stored nor
+    /// acknowledged: the server still holds it and delivers it on the next connection.
     mutating func pushReceived(_ push: Push) -> [Action] {
         guard case .open(let isReadingPaused) = state else {
             assert(state != .closed, "a push arrived after the channel closed")
             return []
         }
         commits.received(push)
-        var actions: [Action] = commits.nextBatch().map { [.startCommit($0)] } ?? []
-        if !isReadingPaused, isBacklogFull {
-            state = .open(isReadingPaused: true)
-            actions.append(.pauseReading)
-        }
-        return actions
+        guard !isReadingPaused, isBacklogFull else { return [] }
+        state = .open(isReadingPaused: true)
+        return [.pauseReading]
+    }
+
+    /// The channel has read what the socket held: what arrived is committed now, in one
+    /// transaction, unless a commit is under way (then it goes next, with what comes meanwhile).
+    mutating func readCompleted() -> [Action] {
+        guard state != .closed else { return [] }
+        return commits.nextBatch().map { [.startCommit($0)] } ?? []
     }
 
     /// The store committed the batch in flight: acknowledge it while acknowledgements may go out,
@@ -59,6 +64,7 @@ extension PushConnectionStateMachine {
             actions += sendCloseFrame(.code(Self.normalClosure), wasReadingPaused: isReadingPaused)
         } else {
             state = .draining(isReadingPaused: isReadingPaused)
+            if let waiting = commits.nextBatch() { actions.append(.startCommit(waiting)) }
         }
         return actions + armCloseTimeout()
     }

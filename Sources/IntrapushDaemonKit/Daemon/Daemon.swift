@@ -1,4 +1,5 @@
 import Logging
+import NIOCore
 import NIOPosix
 import ServiceLifecycle
 #if canImport(Glibc)
@@ -25,18 +26,34 @@ package struct Daemon {
         self.reload = reload
     }
 
-    /// Runs until SIGTERM or SIGINT, blocking the calling (main) thread. One event loop thread
-    /// carries the connection, and every task of the daemon runs there (EventLoopTaskExecutor
-    /// says why); the store and the hooks have their own threads.
+    /// Runs until SIGTERM or SIGINT, blocking the calling (main) thread. The push loop carries
+    /// the connection, commits what it reads and runs every task of the daemon
+    /// (EventLoopTaskExecutor says why); the API loop answers the local API and metrics beside
+    /// it, so that a write that does not finish stalls the push path only and is reported.
     package func runUntilStopped() throws {
         SignalListener.blockSignals()  // before any thread exists: all of them inherit the mask
-        let eventLoops = MultiThreadedEventLoopGroup(numberOfThreads: 1)
-        defer { try? eventLoops.syncShutdownGracefully() }
-        try runBlocking(on: eventLoops.next()) { try await run(on: eventLoops) }
+        let pushLoops = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        let apiLoops = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        defer {
+            try? apiLoops.syncShutdownGracefully()
+            try? pushLoops.syncShutdownGracefully()
+        }
+        let loops = Loops(push: pushLoops.next(), api: apiLoops.next())
+        loops.push.execute { ThreadName.push.apply() }
+        loops.api.execute { ThreadName.api.apply() }
+        try runBlocking(on: loops.push) { try await run(on: loops) }
     }
 
-    /// Runs until SIGTERM or SIGINT, as a task on `eventLoops`' thread.
-    func run(on eventLoops: MultiThreadedEventLoopGroup) async throws {
+    /// The daemon's two event loops, each one thread.
+    struct Loops {
+        /// The connection, its commits, the session, the outbox, signals, retention.
+        let push: any EventLoop
+        /// The local API, metrics, and the report of a write that does not finish.
+        let api: any EventLoop
+    }
+
+    /// Runs until SIGTERM or SIGINT, as a task on the push loop's thread.
+    func run(on loops: Loops) async throws {
         HeapPolicy.apply()
         let configuration = loaded.configuration
         let logLevel = LogLevelControl(configuration.logLevel.loggerLevel)
@@ -70,17 +87,18 @@ package struct Daemon {
                 startedAt: WallClock.nowMilliseconds(), updatedAt: WallClock.nowMilliseconds(),
                 retentionDays: configuration.retentionDays, retentionMaxRows: configuration.retentionMaxRows
             ),
-            logger: logger
+            eventLoop: loops.push, logger: logger
         )
-        // The outbox and the local API share the connection's loop: no locks between them.
+        // The outbox shares the connection's loop: no locks between them.
         let outbox = OutboxCoordinator(
-            eventLoop: eventLoops.next(), storeWorker: storeWorker, settings: configuration.outbox, logger: logger)
+            eventLoop: loops.push, storeWorker: storeWorker, settings: configuration.outbox, logger: logger)
         let localAPI: LocalAPIServer
         let daemonUserID = getuid()
         do {
             try await outbox.start()
             localAPI = try await LocalAPIServer.bind(
-                path: configuration.localAPISocket, databasePath: configuration.database, outbox: outbox, storeWorker: storeWorker,
+                path: configuration.localAPISocket, databasePath: configuration.database, eventLoop: loops.api, outbox: outbox,
+                storeWorker: storeWorker,
                 policy: .lookingUpGroups(everyoneReads: configuration.everyoneReads, daemonUserID: daemonUserID),
                 liveState: { storeWorker.currentLiveState }, logger: logger)
         } catch let error as LocalAPISocketInUse {
@@ -102,7 +120,7 @@ package struct Daemon {
         var metricsServer: MetricsServer?
         if let exporter, let address = configuration.metricsListen {
             do {
-                metricsServer = try await MetricsServer.bind(address: address, exporter: exporter, eventLoop: eventLoops.next(), logger: logger)
+                metricsServer = try await MetricsServer.bind(address: address, exporter: exporter, eventLoop: loops.api, logger: logger)
             } catch {
                 logger.error("cannot listen on metrics_listen \(address): \(error); change metrics_listen or free the port")
                 localAPI.close()
@@ -112,10 +130,13 @@ package struct Daemon {
             }
         }
         let session = SessionService(
-            configuration: configuration, group: eventLoops, storeWorker: storeWorker, outbox: outbox,
+            configuration: configuration, group: loops.push, storeWorker: storeWorker, outbox: outbox,
             notifier: notifier, metrics: exporter, logger: logger, logLevel: logLevel, reloadConfiguration: reloadAndApply
         )
-        let retention = RetentionService(storeWorker: storeWorker, clock: EventLoopClock(eventLoop: eventLoops.next()), logger: logger)
+        WriteStallReporter(storeWorker: storeWorker, eventLoop: loops.api, notifier: notifier, logger: logger) {
+            session.send(.writeStallEnded)
+        }.start()
+        let retention = RetentionService(storeWorker: storeWorker, clock: EventLoopClock(eventLoop: loops.push), logger: logger)
         // The session loop also feeds systemd's watchdog (`WatchdogSchedule`).
         let services: [any Service] = [session, retention, localAPI]
         var groupConfiguration = ServiceGroupConfiguration(
@@ -127,7 +148,7 @@ package struct Daemon {
         // TimeoutStopSec stays above this.
         groupConfiguration.maximumGracefulShutdownDuration = .seconds(5)
         let group = ServiceGroup(configuration: groupConfiguration)
-        let loop = eventLoops.next()
+        let loop = loops.push
         let signals = try await SignalListener.listen(on: loop) { signal in
             if signal == SIGHUP { return session.requestReload() }
             Task(executorPreference: EventLoopTaskExecutor(eventLoop: loop)) { await group.triggerGracefulShutdown() }
@@ -137,8 +158,8 @@ package struct Daemon {
         // in the signalfd that SignalListener reads.
         let outcome: Result<Void, any Error>
         do { outcome = .success(try await group.run()) } catch { outcome = .failure(error) }
-        // The local API's and the signals' channels live on the event loop: closed before
-        // the loop stops.
+        // The local API's and the signals' channels live on the event loops: closed before
+        // the loops stop.
         localAPI.close()
         metricsServer?.close()
         await exporter?.shutdown()

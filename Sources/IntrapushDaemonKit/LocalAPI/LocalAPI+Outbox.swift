@@ -10,8 +10,8 @@ extension LocalAPI {
         switch call {
         case .send(let parameters):
             let reply = context.responder(OutboxInterface.Send.self)
-            queue(parameters.message, kind: .message, timeout: nil, fail: reply.fail) { row, messageID in
-                reply.reply(.init(row: row, messageID: messageID))
+            queue(parameters.message, kind: .message, timeout: nil, fail: reply.fail) { queued, messageID in
+                reply.reply(.init(row: queued.row, messageID: messageID))
             }
         case .request(let parameters):
             let reply = context.responder(OutboxInterface.Request.self)
@@ -22,8 +22,8 @@ extension LocalAPI {
                 }
                 timeout = .milliseconds(milliseconds)
             }
-            queue(parameters.message, kind: .request, timeout: timeout, fail: reply.fail) { row, messageID in
-                self.awaitReply(row: row, messageID: messageID, reply: reply, on: context)
+            queue(parameters.message, kind: .request, timeout: timeout, fail: reply.fail) { queued, messageID in
+                self.awaitReply(queued, messageID: messageID, reply: reply, on: context)
             }
         case .wake:
             // Rows were queued directly while no daemon answered; this one started meanwhile.
@@ -34,7 +34,7 @@ extension LocalAPI {
 
     private func queue(
         _ text: String, kind: OutboxKind, timeout: Duration?, fail: @escaping (OutboxInterface.Failure) -> Void,
-        queued: @escaping (_ row: Int64, _ messageID: String) -> Void
+        queued: @escaping (OutboxCoordinator.QueuedMessage, _ messageID: String) -> Void
     ) {
         let submission: OutboxSubmission
         do {
@@ -44,7 +44,7 @@ extension LocalAPI {
         }
         outbox.queue(submission).assumeIsolated().whenComplete { result in
             switch result {
-            case .success(.success(let row)): queued(row, submission.message.id)
+            case .success(.success(let message)): queued(message, submission.message.id)
             case .success(.failure(let refusal)): fail(Self.refused(refusal))
             case .failure(let error): fail(.storeFailed(message: self.storeFailedMessage(error, what: "store the message")))
             }
@@ -52,12 +52,17 @@ extension LocalAPI {
     }
 
     private func awaitReply(
-        row: Int64, messageID: String, reply: VarlinkResponder<OutboxInterface.Request>, on context: VarlinkCallContext
+        _ queued: OutboxCoordinator.QueuedMessage, messageID: String, reply: VarlinkResponder<OutboxInterface.Request>,
+        on context: VarlinkCallContext
     ) {
+        let row = queued.row
         // With more, the caller hears at once that the request is queued.
         if reply.wantsMore { reply.yield(.init(row: row, messageID: messageID, reply: nil)) }
+        guard let awaited = queued.reply else {
+            preconditionFailure("a request was queued without waiting for its reply")
+        }
         context.onEnd { [outbox] in outbox.stopAwaiting(row: row) }
-        outbox.awaitReply(row: row).assumeIsolated().whenSuccess { outcome in
+        awaited.assumeIsolated().whenSuccess { outcome in
             switch outcome {
             case .replied(let text):
                 reply.reply(.init(row: row, messageID: messageID, reply: text))

@@ -2,14 +2,14 @@ import IntrapushConfiguration
 import IntrapushInterface
 import IntrapushStore
 import Logging
+import NIOConcurrencyHelpers
 import NIOCore
 
 /// What the local API writes through: the outbox (messages, requests, and marks with their
-/// read receipts), on the store thread. `OutboxCoordinator` in the daemon.
+/// read receipts). `OutboxAcrossLoops` in the daemon; every future completes on the API's loop.
 protocol LocalAPIOutbox: AnyObject {
     var settings: OutboxSettings { get }
-    func queue(_ submission: OutboxSubmission) -> EventLoopFuture<Result<Int64, OutboxRefusal>>
-    func awaitReply(row: Int64) -> EventLoopFuture<OutboxCoordinator.RequestOutcome>
+    func queue(_ submission: OutboxSubmission) -> EventLoopFuture<Result<OutboxCoordinator.QueuedMessage, OutboxRefusal>>
     func stopAwaiting(row: Int64)
     func markRead(ids: [Int64]?, for viewer: Viewer) -> EventLoopFuture<NotificationMarker.Outcome>
     func wake()
@@ -27,7 +27,7 @@ protocol LocalAPIQueries: AnyObject {
 /// comes with the caller the kernel named, is decoded as its interface file says (the types in
 /// IntrapushInterface/LocalAPI, generated from packaging/varlink/), checked against the
 /// `AccessPolicy`, and answered through the outbox (writes), the queries (reads) or from memory,
-/// with only what the interface declares. Confined to the daemon's event loop.
+/// with only what the interface declares. Confined to the API's own event loop (not the push connection's).
 final class LocalAPI: VarlinkService, @unchecked Sendable {
     let limits: LocalAPILimits
     let outbox: any LocalAPIOutbox
@@ -38,6 +38,9 @@ final class LocalAPI: VarlinkService, @unchecked Sendable {
     private(set) var policy: AccessPolicy
     /// Made on first use, on the event loop, like everything the API holds.
     private(set) lazy var subscriptions = Subscriptions(api: self)
+    /// How many `Subscribe` calls are open, read after each commit on the push loop: with none,
+    /// a commit does not wake this loop.
+    let openSubscriptions = NIOLockedValueBox(0)
 
     init(
         limits: LocalAPILimits, outbox: any LocalAPIOutbox, queries: any LocalAPIQueries, policy: AccessPolicy,

@@ -35,8 +35,8 @@ final class LocalAPIServer: Service, Sendable {
     /// Listens on the socket systemd passed, else on `path`: a stale socket file is replaced, a
     /// live one (another daemon) is not.
     static func bind(
-        path: String, databasePath: String, outbox: OutboxCoordinator, storeWorker: StoreWorker, policy: AccessPolicy,
-        liveState: @escaping @Sendable () -> LiveState, limits: VarlinkLimits = VarlinkLimits(), logger: Logger
+        path: String, databasePath: String, eventLoop: any EventLoop, outbox: OutboxCoordinator, storeWorker: StoreWorker,
+        policy: AccessPolicy, liveState: @escaping @Sendable () -> LiveState, limits: VarlinkLimits = VarlinkLimits(), logger: Logger
     ) async throws -> LocalAPIServer {
         let activated = try SocketActivation.localAPISocket()
         if activated == nil, VarlinkConnection.isAnswered(path: path) {
@@ -45,15 +45,17 @@ final class LocalAPIServer: Service, Sendable {
         if let activated, activated.path != path {
             logger.warning("the local API listens on \(activated.path), the socket systemd passed (intrapush.socket); the CLI and the desktop agent look for it at \(path)")
         }
-        let eventLoop = outbox.eventLoop
         let apiLimits = LocalAPILimits()
         let queries = QueryRunner(
             databasePath: databasePath, eventLoop: eventLoop, maximumWaiting: apiLimits.maximumWaitingQueries,
             betweenScanPieces: { storeWorker.waitForHeldBackCheckpoint(atMost: 0.05) })
         let api = LocalAPI(
-            limits: apiLimits, outbox: outbox, queries: queries, policy: policy, eventLoop: eventLoop, liveState: liveState, logger: logger)
+            limits: apiLimits, outbox: OutboxAcrossLoops(outbox, answeringOn: eventLoop), queries: queries, policy: policy, eventLoop: eventLoop, liveState: liveState, logger: logger)
+        let openSubscriptions = api.openSubscriptions
         storeWorker.observeCommits { counts in
-            if counts.stored > 0 { eventLoop.execute { api.subscriptions.committed() } }
+            // Wakes the API's loop only when there is someone to tell.
+            guard counts.stored > 0, openSubscriptions.withLockedValue({ $0 }) > 0 else { return }
+            eventLoop.execute { api.subscriptions.committed() }
         }
         let admission = VarlinkAdmission(limits: limits, eventLoop: eventLoop)
         let bootstrap = ServerBootstrap(group: eventLoop)
@@ -114,7 +116,6 @@ struct LocalAPISocketInUse: Error, CustomStringConvertible {
 }
 
 extension QueryRunner: LocalAPIQueries {}
-extension OutboxCoordinator: LocalAPIOutbox {}
 
 extension AccessPolicy {
     /// The policy of `readers` with today's groups, looked up by name, for a daemon running as

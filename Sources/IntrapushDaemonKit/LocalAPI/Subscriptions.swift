@@ -8,7 +8,7 @@ import NIOCore
 /// cursor. A subscription belongs to its call: when the call ends — it failed, or its
 /// connection closed — it is let go at once. One that reads nothing for `dropAfter` while rows
 /// wait for it is dropped with its connection; it resumes from its last id when it calls again.
-/// Confined to the event loop.
+/// Confined to the API's event loop.
 final class Subscriptions {
     private final class Subscriber {
         let reply: VarlinkResponder<NotificationsInterface.Subscribe>
@@ -48,9 +48,13 @@ final class Subscriptions {
         let subscriber = Subscriber(reply: reply, context: context, viewer: viewer, cursor: cursor)
         let key = ObjectIdentifier(context)
         subscribers[key] = subscriber
+        // Before the first read: a commit that does not see this one is found by that read.
+        api.openSubscriptions.withLockedValue { $0 += 1 }
+        let open = api.openSubscriptions
         context.onEnd { [weak self] in
             subscriber.dropTimer?.cancel()
             self?.subscribers[key] = nil
+            open.withLockedValue { $0 -= 1 }
         }
         read(subscriber)
     }

@@ -22,7 +22,7 @@ final class MetricsServer: Sendable {
     static let idleTimeout: TimeAmount = .seconds(60)
 
     static func bind(address: ListenAddress, exporter: MetricsExporter, eventLoop: any EventLoop, logger: Logger) async throws -> MetricsServer {
-        let open = NIOLoopBoundBox(0, eventLoop: eventLoop)
+        let open = NIOLoopBoundBox.makeBoxSendingValue(0, as: Int.self, eventLoop: eventLoop)
         let bootstrap = ServerBootstrap(group: eventLoop)
             .serverChannelOption(.backlog, value: 64)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)

@@ -61,6 +61,7 @@ struct ReportMetrics: Sendable {
             timestamp("next_attempt_timestamp", unit: "seconds", "When the next connection attempt is due, Unix time; 0 when none waits.") { $0.nextAttemptAt },
             timestamp("last_prune_timestamp", unit: "seconds", "When retention last deleted rows, Unix time; 0 before the first.") { $0.lastPruneAt },
             timestamp("primary_unreachable_since_timestamp", unit: "seconds", "Since when the primary server has been unreachable, Unix time; 0 while it is reachable.") { $0.primaryUnreachableSince },
+            timestamp("commit_running_since_timestamp", unit: "seconds", "When the database write under way began, Unix time, once it has run a second without finishing (a stalled disk); 0 otherwise.") { $0.commitRunningSince },
         ]
         retentionMaxAge = gauge("retention_max_age", unit: "seconds", "retention_days in force, in seconds; 0 keeps notifications forever.")
         retentionMaxRows = gauge("retention_max_rows", "retention_max_rows in force; 0 is no limit.")

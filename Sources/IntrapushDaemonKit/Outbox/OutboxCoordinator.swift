@@ -2,18 +2,22 @@ import IntrapushInterface
 import IntrapushStore
 import IntrapushSupport
 import Logging
+import NIOConcurrencyHelpers
 import NIOCore
 
 /// Runs the outbox: a thin shell around `OutboxStateMachine` that performs its actions with the
 /// store thread and the open connection, batches the store's writes, and keeps the expiry timer.
 ///
-/// Confined to the daemon's one event loop, which also runs the connection and the local
-/// API; `@unchecked Sendable` so that those can hold it, every entry point checks the loop.
+/// Confined to the push connection's event loop, which also runs the connection and commits;
+/// `@unchecked Sendable` so that the local API (on its own loop, through `OutboxAcrossLoops`)
+/// can hold it, every entry point checks the loop. Only `settings` is read from anywhere.
 final class OutboxCoordinator: @unchecked Sendable {
     let eventLoop: any EventLoop
     let storeWorker: StoreWorker
     let logger: Logger
-    private(set) var settings: OutboxSettings
+    private let currentSettings: NIOLockedValueBox<OutboxSettings>
+    /// The rules messages are queued by now (a reload changes them); read from any thread.
+    var settings: OutboxSettings { currentSettings.withLockedValue { $0 } }
     private var machine = OutboxStateMachine()
     private weak var sender: (any OutboxSender)?
 
@@ -22,7 +26,7 @@ final class OutboxCoordinator: @unchecked Sendable {
     private var progress = WriteCoalescer<OutboxProgress>()
     /// Messages from the local API, queued together while no enqueue is under way; each
     /// caller's answer waits for the commit of its batch.
-    private var submissions = WriteCoalescer<(OutboxSubmission, EventLoopPromise<Result<Int64, OutboxRefusal>>)>()
+    private var submissions = WriteCoalescer<(OutboxSubmission, EventLoopPromise<Result<QueuedMessage, OutboxRefusal>>)>()
     /// Callers of the local API waiting for a request's reply, by its outbox row.
     private var replyWaiters: [Int64: [EventLoopPromise<RequestOutcome>]] = [:]
     private var expiryTimer: Scheduled<Void>?
@@ -35,7 +39,7 @@ final class OutboxCoordinator: @unchecked Sendable {
     init(eventLoop: any EventLoop, storeWorker: StoreWorker, settings: OutboxSettings, logger: Logger) {
         self.eventLoop = eventLoop
         self.storeWorker = storeWorker
-        self.settings = settings
+        self.currentSettings = NIOLockedValueBox(settings)
         self.logger = logger
     }
 
@@ -49,7 +53,7 @@ final class OutboxCoordinator: @unchecked Sendable {
     }
 
     func settingsChanged(_ settings: OutboxSettings) {
-        eventLoop.execute { self.settings = settings }
+        currentSettings.withLockedValue { $0 = settings }
     }
 
     func stop() {
@@ -108,10 +112,16 @@ final class OutboxCoordinator: @unchecked Sendable {
         case expired
     }
 
-    /// Completes when the request in `row` is replied (committed) or expired. Called right after
-    /// its queueing committed, before any reply can have been read.
-    func awaitReply(row: Int64) -> EventLoopFuture<RequestOutcome> {
-        eventLoop.assertInEventLoop()
+    /// A message in its row, committed; a request's `reply` completes when it is replied
+    /// (committed) or expired.
+    struct QueuedMessage: Sendable {
+        var row: Int64
+        var reply: EventLoopFuture<RequestOutcome>?
+    }
+
+    /// Completes when the request in `row` is replied (committed) or expired. Called as its
+    /// queueing commits, in the same turn of the loop: before any reply can have been read.
+    private func awaitReply(row: Int64) -> EventLoopFuture<RequestOutcome> {
         let promise = eventLoop.makePromise(of: RequestOutcome.self)
         replyWaiters[row, default: []].append(promise)
         return promise.futureResult
@@ -130,10 +140,10 @@ final class OutboxCoordinator: @unchecked Sendable {
 
     // MARK: The local API
 
-    /// Queues `submissions` in the next enqueue transaction; each result comes once committed.
-    func queue(_ submission: OutboxSubmission) -> EventLoopFuture<Result<Int64, OutboxRefusal>> {
+    /// Queues `submission` in the next enqueue transaction; its result comes once committed.
+    func queue(_ submission: OutboxSubmission) -> EventLoopFuture<Result<QueuedMessage, OutboxRefusal>> {
         eventLoop.assertInEventLoop()
-        let promise = eventLoop.makePromise(of: Result<Int64, OutboxRefusal>.self)
+        let promise = eventLoop.makePromise(of: Result<QueuedMessage, OutboxRefusal>.self)
         submissions.received((submission, promise))
         enqueueWaiting()
         return promise.futureResult
@@ -162,7 +172,11 @@ final class OutboxCoordinator: @unchecked Sendable {
             _ = self.submissions.written()
             switch result {
             case .success(let outcomes):
-                for ((_, promise), outcome) in zip(batch, outcomes) { promise.succeed(outcome) }
+                for ((submission, promise), outcome) in zip(batch, outcomes) {
+                    promise.succeed(outcome.map { row in
+                        QueuedMessage(row: row, reply: submission.kind == .request ? self.awaitReply(row: row) : nil)
+                    })
+                }
                 if outcomes.contains(where: { (try? $0.get()) != nil }) {
                     self.messagesQueued(earliestDeadline: batch.compactMap(\.0.expiresAt).min())
                 }

@@ -3,7 +3,10 @@ import CLinux
 /// The names the daemon gives its threads (`top -H`, `ps -L`, `/proc/PID/task/*/comm`): NIO's
 /// pools all call theirs "TP-#0".
 enum ThreadName: String {
-    case store = "intrapush-store"
+    /// The push connection's event loop, which also commits.
+    case push = "intrapush-push"
+    /// The local API's and the metrics' event loop.
+    case api = "intrapush-api"
     case query = "intrapush-query"
     case checkpoint = "intrapush-ckpt"
 

@@ -14,16 +14,10 @@ extension SessionLoop {
         defer { watchdog = schedule }
         let now = ContinuousClock.now
         guard schedule.isDue(at: now) else { return }
-        if let stalled = service.storeWorker.stalledFor, stalled >= schedule.stallLimit {
-            if !isWatchdogHungry {
-                logger.error("the database has not finished a write for \(stalled.roundedText); not feeding the watchdog, so systemd restarts the daemon if it stays stuck")
-            }
-            isWatchdogHungry = true
-        } else {
-            isWatchdogHungry = false
-            service.notifier.watchdogAlive()
-            schedule.fed(at: now)
-        }
+        // This loop also commits the pushes: a write that does not finish keeps it from coming
+        // here, and systemd restarts the daemon a period after the last feed.
+        service.notifier.watchdogAlive()
+        schedule.fed(at: now)
         let heartbeats = channel == nil ? nil : configuration.heartbeatInterval
         guard schedule.armsFallback(heartbeatInterval: heartbeats) else { return }
         self.schedule(.watchdogFallback, after: schedule.fallbackDelay, tasks: &tasks)

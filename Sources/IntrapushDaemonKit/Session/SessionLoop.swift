@@ -32,8 +32,6 @@ struct SessionLoop {
     var hooks: HookRunners
     /// Nil when systemd asked for no watchdog.
     var watchdog: WatchdogSchedule?
-    /// The last due turn found the database stuck (logged once per stall).
-    var isWatchdogHungry = false
     /// When `metrics_file` was last written.
     var metricsFileWrittenAt: ContinuousClock.Instant?
 
@@ -89,6 +87,8 @@ struct SessionLoop {
             timerFired(timer.due, tasks: &tasks)
         case .pushesCommitted:
             if channel != nil { countsChanged(tasks: &tasks) }
+        case .writeStallEnded:
+            service.notifier.status(status)
         case .networkChanged(let change):
             networkChanged(change, tasks: &tasks)
         case .shutdownRequested:
@@ -196,7 +196,7 @@ struct SessionLoop {
     }
 
     /// Changes the live state: its `state` derived from the machine, then `change`, with the
-    /// hook's counters riding along. `writing` queues the row's write on the store thread (for
+    /// hook's counters riding along. `writing` queues the row's write on the writing loop (for
     /// changes worth keeping after a crash), without waiting; otherwise it stays in memory, where
     /// the local API's `Status` reads it.
     func persist(writing: Bool = true, _ change: (inout LiveState) -> Void) {

@@ -14,8 +14,11 @@ final class SessionService: Service, Sendable {
         case dialSucceeded(any Channel, ConnectionID)
         case dialFailed(DisconnectReason, ConnectionID)
         case connection(ConnectionEvent, ConnectionID)
-        /// The store committed pushes: the status line's count changed (sent from the store thread).
+        /// The store committed pushes: the status line's count changed.
         case pushesCommitted
+        /// A database write that ran long finished (`WriteStallReporter`, which said so on the
+        /// status line meanwhile): the loop's own line goes back.
+        case writeStallEnded
         /// The netlink monitor saw the network change (sent from the monitor's thread).
         case networkChanged(NetworkChange)
         case shutdownRequested

@@ -2,9 +2,10 @@
 ///
 /// Feeding rides on the loop's own turns — a heartbeat, an acknowledged batch, a reconnect
 /// timer — at most every quarter period, so a connected daemon spends no wake-up on it. A turn
-/// proves the event loop and the session loop answer; the store thread's progress is read
-/// beside it. When no heartbeat is due to turn the loop, a fallback turn comes half a period
-/// after the last due one. systemd restarts the daemon after a whole period without feeding.
+/// proves the push loop answers, and with it the database: the loop commits the pushes, so a
+/// write that does not finish holds the turns back. When no heartbeat is due to turn the loop, a
+/// fallback turn comes half a period after the last due one. systemd restarts the daemon after
+/// a whole period without feeding.
 struct WatchdogSchedule {
     /// `WATCHDOG_USEC`.
     let period: Duration
@@ -15,10 +16,6 @@ struct WatchdogSchedule {
     init(period: Duration) {
         self.period = period
     }
-
-    /// Work waiting this long on the store thread without any of it finishing counts as a hung
-    /// database: the watchdog goes hungry, and systemd restarts the daemon.
-    var stallLimit: Duration { period / 2 }
 
     /// The delay of a fallback turn after a due one.
     var fallbackDelay: Duration { period / 2 }

@@ -3,34 +3,34 @@ import IntrapushStore
 import IntrapushSupport
 import NIOCore
 
-/// The outbox's database work, on the store thread like every other write.
+/// The outbox's database work, on the writing loop like every other write.
 extension StoreWorker {
     func enqueue(_ submissions: [OutboxSubmission], on eventLoop: any EventLoop)
         -> EventLoopFuture<[Result<Int64, OutboxRefusal>]>
     {
         let store = self.store
-        return pool.runIfActive(eventLoop: eventLoop) {
+        return executor.runIfActive(eventLoop: eventLoop) {
             try store.enqueue(submissions, at: WallClock.nowMilliseconds())
         }
     }
 
     func loadOutbox(after rowID: Int64, limit: Int, on eventLoop: any EventLoop) -> EventLoopFuture<[OutboxEntry]> {
         let store = self.store
-        return pool.runIfActive(eventLoop: eventLoop) {
+        return executor.runIfActive(eventLoop: eventLoop) {
             try store.undeliveredOutbox(after: rowID, limit: limit)
         }
     }
 
     func recordOutboxProgress(sent: [Int64], delivered: [Int64], on eventLoop: any EventLoop) -> EventLoopFuture<Void> {
         let store = self.store
-        return pool.runIfActive(eventLoop: eventLoop) {
+        return executor.runIfActive(eventLoop: eventLoop) {
             try store.recordOutboxProgress(sent: sent, delivered: delivered, at: WallClock.nowMilliseconds())
         }
     }
 
     func expireOutbox(on eventLoop: any EventLoop) -> EventLoopFuture<(expired: [AwaitedReply], nextExpiry: Int64?)> {
         let store = self.store
-        return pool.runIfActive(eventLoop: eventLoop) {
+        return executor.runIfActive(eventLoop: eventLoop) {
             try store.expireOutbox(at: WallClock.nowMilliseconds())
         }
     }
@@ -39,7 +39,7 @@ extension StoreWorker {
         -> EventLoopFuture<NotificationMarker.Outcome>
     {
         let store = self.store
-        return pool.runIfActive(eventLoop: eventLoop) {
+        return executor.runIfActive(eventLoop: eventLoop) {
             try store.markRead(ids: ids, for: viewer, at: WallClock.nowMilliseconds(), receipts: receipts)
         }
     }
@@ -47,6 +47,6 @@ extension StoreWorker {
     /// The requests that wait for replies and the earliest deadline, for a daemon starting.
     func outboxAtStart() async throws -> (awaited: [AwaitedReply], nextExpiry: Int64?) {
         let store = self.store
-        return try await pool.runIfActive { try store.outboxAtStart() }
+        return try await executor.runIfActive { try store.outboxAtStart() }
     }
 }

@@ -2,8 +2,8 @@ import IntrapushStore
 import IntrapushSupport
 import NIOCore
 
-/// Retention on the store thread: each call is one task of the thread's queue, so the pushes'
-/// commits run between any two of them.
+/// Retention's writes: each call is one short task queued on the writing loop, so the pushes'
+/// commits (and heartbeats) run between any two of them.
 extension StoreWorker {
     /// The policy the live state carries (set at start and on reload); keeps everything when unset.
     var retentionPolicy: RetentionPolicy {
@@ -19,7 +19,7 @@ extension StoreWorker {
     /// One `NotificationStore.pruneBatch`, in its own short transaction.
     func pruneBatch(policy: RetentionPolicy) async throws -> PruneProgress {
         let store = self.store
-        return try await pool.runIfActive {
+        return try await executor.runIfActive {
             try store.pruneBatch(policy: policy, now: WallClock.nowMilliseconds())
         }
     }
@@ -27,6 +27,6 @@ extension StoreWorker {
     /// Gives up to 256 free pages back to the file system; returns how many are left.
     func reclaimFreePages() async throws -> Int {
         let store = self.store
-        return try await pool.runIfActive { try store.reclaimFreePages() }
+        return try await executor.runIfActive { try store.reclaimFreePages() }
     }
 }

@@ -5,12 +5,13 @@ import NIOConcurrencyHelpers
 import NIOCore
 import NIOPosix
 
-/// The one thread that owns the `NotificationStore`: commits batches, keeps the live-state row.
+/// The owner of the `NotificationStore`: commits batches, keeps the live-state row.
 ///
-/// Every database call runs on this thread, in submission order, so the store needs no lock and
-/// a batch's live-state row is written in the batch's own transaction (no extra fsync).
+/// Every write runs on the push connection's event loop (`StoreExecutor`), in submission order,
+/// so the store needs no lock, a batch's live-state row is written in the batch's own
+/// transaction (no extra fsync), and a push read on that loop is committed there at once.
 final class StoreWorker: PushCommitter, Sendable {
-    let pool: StoreThread
+    let executor: StoreExecutor
     let store: NotificationStore
     private let checkpointer: Checkpointer?
     let liveState: NIOLockedValueBox<LiveState>
@@ -20,25 +21,26 @@ final class StoreWorker: PushCommitter, Sendable {
     /// shows as a larger total, so the push path keeps no flag of its own.
     private let receivedAtLastRelease: NIOLockedValueBox<Int64>
     private let logger: Logger
-    /// Told on the store thread after each commit of pushes, with its counts (the local API's
-    /// subscriptions, the session's status line); each must only hand the news to its own thread.
+    /// Told on the writing loop after each commit of pushes, once its acknowledgements are out,
+    /// with its counts (the local API's subscriptions, the session's status line); each must
+    /// only hand the news to its own thread.
     private let commitObservers = NIOLockedValueBox<[@Sendable (BatchCounts) -> Void]>([])
 
-    init(store: NotificationStore, initialState: LiveState, logger: Logger) {
+    init(store: NotificationStore, initialState: LiveState, eventLoop: any EventLoop, logger: Logger) {
         self.store = store
         self.logger = logger
         self.liveState = NIOLockedValueBox(initialState)
         self.receivedAtLastRelease = NIOLockedValueBox(initialState.receivedTotal)
         do {
             let checkpointer = try Checkpointer(path: store.path)
-            // Before the first commit, so the connection is not yet in use on the store thread.
+            // Before the first commit, so the connection is not yet in use on the writing loop.
             store.onCommit(walPages: checkpointer.walGrew(toPages:))
             self.checkpointer = checkpointer
         } catch {
             logger.warning("checkpoints stay in the commits: cannot open a second connection", metadata: ["error": "\(error)"])
             self.checkpointer = nil
         }
-        self.pool = StoreThread()
+        self.executor = StoreExecutor(eventLoop: eventLoop)
     }
 
     /// Between the pieces of a long read elsewhere (the local API's searches): waits, at most
@@ -47,38 +49,37 @@ final class StoreWorker: PushCommitter, Sendable {
         checkpointer?.waitForHeldBackCheckpoint(atMost: seconds)
     }
 
+    /// On the writing loop itself (the push connection's), the batch is committed now and the
+    /// future comes back completed: no hop to another thread and back.
     func commit(_ pushes: [Push], on eventLoop: any EventLoop) -> EventLoopFuture<CommittedBatch> {
-        let store = self.store
-        let liveState = self.liveState
-        let promise = eventLoop.makePromise(of: CommittedBatch.self)
-        pool.submit { isActive in
-            guard isActive else { return promise.fail(NIOThreadPoolError.ThreadPoolInactive()) }
-            let started = NIODeadline.now().uptimeNanoseconds
-            var counts: BatchCounts?
-            let outcomes: [StoreOutcome]
-            do {
-                outcomes = try store.store(pushes) { outcomes in
-                    // Written in the batch's transaction from a copy; the shared state takes the
-                    // same counts only once the commit succeeded (a throw never gets past `store`).
-                    let batch = BatchCounts(pushes: pushes, outcomes: outcomes, at: WallClock.nowMilliseconds())
-                    counts = batch
-                    var state = liveState.withLockedValue { $0 }
-                    state.record(batch)
-                    return state
-                }
-            } catch {
-                return promise.fail(error)
-            }
-            if let counts { liveState.withLockedValue { $0.record(counts) } }
-            promise.succeed(
-                CommittedBatch(
-                    outcomes: outcomes, startedAtUptimeNanoseconds: started,
-                    finishedAtUptimeNanoseconds: NIODeadline.now().uptimeNanoseconds))
-            // After the acknowledgements were queued on the connection's loop: what the observers
-            // queue there (a subscriber's rows, the status line) comes after them.
-            if let counts { for observer in self.commitObservers.withLockedValue({ $0 }) { observer(counts) } }
+        guard executor.eventLoop.inEventLoop else {
+            return executor.runIfActive(eventLoop: eventLoop) { try self.commitNow(pushes) }
         }
-        return promise.futureResult
+        return eventLoop.makeCompletedFuture(Result { try executor.runNow { try commitNow(pushes) } })
+    }
+
+    private func commitNow(_ pushes: [Push]) throws -> CommittedBatch {
+        let liveState = self.liveState
+        let started = NIODeadline.now().uptimeNanoseconds
+        var counts: BatchCounts?
+        let outcomes = try store.store(pushes) { outcomes in
+            // Written in the batch's transaction from a copy; the shared state takes the same
+            // counts only once the commit succeeded (a throw never gets past `store`).
+            let batch = BatchCounts(pushes: pushes, outcomes: outcomes, at: WallClock.nowMilliseconds())
+            counts = batch
+            var state = liveState.withLockedValue { $0 }
+            state.record(batch)
+            return state
+        }
+        if let counts {
+            liveState.withLockedValue { $0.record(counts) }
+            // After the acknowledgements: the caller writes them before the loop runs this.
+            executor.eventLoop.execute {
+                for observer in self.commitObservers.withLockedValue({ $0 }) { observer(counts) }
+            }
+        }
+        return CommittedBatch(
+            outcomes: outcomes, startedAtUptimeNanoseconds: started, finishedAtUptimeNanoseconds: NIODeadline.now().uptimeNanoseconds)
     }
 
     func acknowledged(_ count: Int) {
@@ -90,14 +91,14 @@ final class StoreWorker: PushCommitter, Sendable {
         commitObservers.withLockedValue { $0.append(observer) }
     }
 
-    /// Changes the live state now and queues its write (a small transaction on the store
-    /// thread, after everything submitted before it); does not wait.
+    /// Changes the live state now and queues its write (a small transaction on the writing
+    /// loop, after everything submitted before it); does not wait.
     func updateLiveState(_ change: (inout LiveState) -> Void) {
         liveState.withLockedValue { change(&$0) }
         let store = self.store
         let liveState = self.liveState
         let logger = self.logger
-        pool.submit { isActive in
+        executor.submit { isActive in
             guard isActive else { return }
             let snapshot = liveState.withLockedValue { state in
                 state.updatedAt = WallClock.nowMilliseconds()
@@ -119,7 +120,7 @@ final class StoreWorker: PushCommitter, Sendable {
         }
         guard hasCommitted else { return }
         let store = self.store
-        pool.submit { isActive in
+        executor.submit { isActive in
             guard isActive else { return }
             store.releaseMemory()
         }
@@ -129,25 +130,36 @@ final class StoreWorker: PushCommitter, Sendable {
     func flushLiveState() async {
         let store = self.store
         let liveState = self.liveState
-        try? await pool.runIfActive {
+        try? await executor.runIfActive {
             try store.writeLiveState(liveState.withLockedValue { $0 })
         }
     }
 
-    /// The live state now, as `io.intrapush.Daemon.Status` tells it.
-    var currentLiveState: LiveState { liveState.withLockedValue { $0 } }
+    /// A write that has not finished after this long is reported: in the live state (status,
+    /// `Status`, metrics) and on the status line. Longer than any fsync of a healthy disk.
+    static let stallReportedAfter: Duration = .seconds(1)
+
+    /// The live state now, as `io.intrapush.Daemon.Status` tells it: with, while a write has
+    /// run for `stallReportedAfter` or more, since when.
+    var currentLiveState: LiveState {
+        var state = liveState.withLockedValue { $0 }
+        if let stalled = stalledFor, stalled >= Self.stallReportedAfter {
+            state.commitRunningSince = WallClock.nowMilliseconds() - stalled.milliseconds
+        }
+        return state
+    }
 
     /// Changes the live state in memory only; it reaches the file with the next write.
     func amendLiveState(_ change: (inout LiveState) -> Void) {
         liveState.withLockedValue { change(&$0) }
     }
 
-    /// How long work has waited on the store thread without any of it finishing (nil when
-    /// none waits): the watchdog's measure of a hung database, read without waking the thread.
-    var stalledFor: Duration? { pool.stalledFor }
+    /// How long a write has waited or run without any finishing (nil when none waits): a hung
+    /// database, read without waking the writing loop.
+    var stalledFor: Duration? { executor.stalledFor }
 
     func shutdown() async {
-        try? await pool.shutdownGracefully()
+        await executor.stop()
         await checkpointer?.shutdown()
     }
 }

@@ -12,6 +12,7 @@ enum JournalEvent: String, CaseIterable, Sendable {
     case failover
     case failback
     case commitFailed = "commit_failed"
+    case commitStalled = "commit_stalled"
     case reloadRejected = "reload_rejected"
     case outboxGivenUp = "outbox_given_up"
 
@@ -25,6 +26,7 @@ enum JournalEvent: String, CaseIterable, Sendable {
         case .failover: "0cc4a01a4f6f44f7947f4f2e5d108b0d"
         case .failback: "45b014b7e4104cab8111eab030b65324"
         case .commitFailed: "2899c2fad3d64794970a6319486716f9"
+        case .commitStalled: "22f575aeac4842909371c02112f3d4b3"
         case .reloadRejected: "12aca4b8152a43f2bef19a68fdf4af2a"
         case .outboxGivenUp: "e8f1a51db3f54d738299d9e7f5c63118"
         }

@@ -10,7 +10,8 @@ package enum DaemonInterface: VarlinkInterface {
     /// state is one of connecting, connected, reconnecting, rejected (the server refused the
     /// token), waiting-for-network and stopped; server and primary_server show the token as ***.
     /// primary_server and primary_unreachable_since are set while the daemon is on a fallback
-    /// server. The retention and prune fields are null when unknown; the counters count since the
+    /// server. commit_running_since is set while a database write has been running for a second
+    /// or more without finishing (a stalled disk): the pushes read meanwhile wait, unacknowledged. The retention and prune fields are null when unknown; the counters count since the
     /// database was made (received, stored, duplicates, acknowledged, connections, pruned) or since
     /// the daemon started (the hook's).
     package struct DaemonState: VarlinkStruct {
@@ -22,6 +23,7 @@ package enum DaemonInterface: VarlinkInterface {
         package var connectedSince: Int64?
         package var lastHeartbeatAt: Int64?
         package var lastPushAt: Int64?
+        package var commitRunningSince: Int64?
         package var reconnectAttempt: Int64
         package var nextAttemptAt: Int64?
         package var lastError: String?
@@ -41,7 +43,7 @@ package enum DaemonInterface: VarlinkInterface {
         package var hookTimeouts: Int64
         package var hookDropped: Int64
 
-        package init(state: String, pid: Int64? = nil, server: String? = nil, primaryServer: String? = nil, primaryUnreachableSince: Int64? = nil, connectedSince: Int64? = nil, lastHeartbeatAt: Int64? = nil, lastPushAt: Int64? = nil, reconnectAttempt: Int64, nextAttemptAt: Int64? = nil, lastError: String? = nil, receivedTotal: Int64, storedTotal: Int64, duplicateTotal: Int64, ackedTotal: Int64, connectionsTotal: Int64, startedAt: Int64? = nil, updatedAt: Int64, retentionDays: Int64? = nil, retentionMaxRows: Int64? = nil, lastPruneAt: Int64? = nil, prunedTotal: Int64, hookRuns: Int64, hookFailures: Int64, hookTimeouts: Int64, hookDropped: Int64) {
+        package init(state: String, pid: Int64? = nil, server: String? = nil, primaryServer: String? = nil, primaryUnreachableSince: Int64? = nil, connectedSince: Int64? = nil, lastHeartbeatAt: Int64? = nil, lastPushAt: Int64? = nil, commitRunningSince: Int64? = nil, reconnectAttempt: Int64, nextAttemptAt: Int64? = nil, lastError: String? = nil, receivedTotal: Int64, storedTotal: Int64, duplicateTotal: Int64, ackedTotal: Int64, connectionsTotal: Int64, startedAt: Int64? = nil, updatedAt: Int64, retentionDays: Int64? = nil, retentionMaxRows: Int64? = nil, lastPruneAt: Int64? = nil, prunedTotal: Int64, hookRuns: Int64, hookFailures: Int64, hookTimeouts: Int64, hookDropped: Int64) {
             self.state = state
             self.pid = pid
             self.server = server
@@ -50,6 +52,7 @@ package enum DaemonInterface: VarlinkInterface {
             self.connectedSince = connectedSince
             self.lastHeartbeatAt = lastHeartbeatAt
             self.lastPushAt = lastPushAt
+            self.commitRunningSince = commitRunningSince
             self.reconnectAttempt = reconnectAttempt
             self.nextAttemptAt = nextAttemptAt
             self.lastError = lastError
@@ -70,7 +73,7 @@ package enum DaemonInterface: VarlinkInterface {
             self.hookDropped = hookDropped
         }
 
-        package static let fieldNames: Set<String> = ["state", "pid", "server", "primary_server", "primary_unreachable_since", "connected_since", "last_heartbeat_at", "last_push_at", "reconnect_attempt", "next_attempt_at", "last_error", "received_total", "stored_total", "duplicate_total", "acked_total", "connections_total", "started_at", "updated_at", "retention_days", "retention_max_rows", "last_prune_at", "pruned_total", "hook_runs", "hook_failures", "hook_timeouts", "hook_dropped"]
+        package static let fieldNames: Set<String> = ["state", "pid", "server", "primary_server", "primary_unreachable_since", "connected_since", "last_heartbeat_at", "last_push_at", "commit_running_since", "reconnect_attempt", "next_attempt_at", "last_error", "received_total", "stored_total", "duplicate_total", "acked_total", "connections_total", "started_at", "updated_at", "retention_days", "retention_max_rows", "last_prune_at", "pruned_total", "hook_runs", "hook_failures", "hook_timeouts", "hook_dropped"]
 
         package init(varlink value: JSONValue, at path: String, strict: Bool) throws(VarlinkDecodingError) {
             let fields = try VarlinkFields(value, at: path, known: Self.fieldNames, strict: strict)
@@ -82,6 +85,7 @@ package enum DaemonInterface: VarlinkInterface {
             connectedSince = try fields.optional("connected_since")
             lastHeartbeatAt = try fields.optional("last_heartbeat_at")
             lastPushAt = try fields.optional("last_push_at")
+            commitRunningSince = try fields.optional("commit_running_since")
             reconnectAttempt = try fields.required("reconnect_attempt")
             nextAttemptAt = try fields.optional("next_attempt_at")
             lastError = try fields.optional("last_error")
@@ -112,6 +116,7 @@ package enum DaemonInterface: VarlinkInterface {
                 "connected_since": connectedSince.varlinkJSON,
                 "last_heartbeat_at": lastHeartbeatAt.varlinkJSON,
                 "last_push_at": lastPushAt.varlinkJSON,
+                "commit_running_since": commitRunningSince.varlinkJSON,
                 "reconnect_attempt": reconnectAttempt.varlinkJSON,
                 "next_attempt_at": nextAttemptAt.varlinkJSON,
                 "last_error": lastError.varlinkJSON,

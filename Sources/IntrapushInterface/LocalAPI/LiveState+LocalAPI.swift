@@ -6,7 +6,7 @@ extension LiveState {
         DaemonInterface.DaemonState(
             state: state.rawValue, pid: pid.map(Int64.init), server: server, primaryServer: primaryServer,
             primaryUnreachableSince: primaryUnreachableSince, connectedSince: connectedSince, lastHeartbeatAt: lastHeartbeatAt,
-            lastPushAt: lastPushAt, reconnectAttempt: Int64(reconnectAttempt), nextAttemptAt: nextAttemptAt, lastError: lastError,
+            lastPushAt: lastPushAt, commitRunningSince: commitRunningSince, reconnectAttempt: Int64(reconnectAttempt), nextAttemptAt: nextAttemptAt, lastError: lastError,
             receivedTotal: receivedTotal, storedTotal: storedTotal, duplicateTotal: duplicateTotal, ackedTotal: ackedTotal,
             connectionsTotal: connectionsTotal, startedAt: startedAt, updatedAt: updatedAt, retentionDays: retentionDays.map(Int64.init),
             retentionMaxRows: retentionMaxRows.map(Int64.init), lastPruneAt: lastPruneAt, prunedTotal: prunedTotal,
@@ -25,5 +25,6 @@ extension LiveState {
             hookTimeouts: value.hookTimeouts, hookDropped: value.hookDropped)
         primaryServer = value.primaryServer
         primaryUnreachableSince = value.primaryUnreachableSince
+        commitRunningSince = value.commitRunningSince
     }
 }

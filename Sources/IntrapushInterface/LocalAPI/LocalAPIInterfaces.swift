@@ -45,7 +45,8 @@ extension DaemonInterface {
         # state is one of connecting, connected, reconnecting, rejected (the server refused the
         # token), waiting-for-network and stopped; server and primary_server show the token as ***.
         # primary_server and primary_unreachable_since are set while the daemon is on a fallback
-        # server. The retention and prune fields are null when unknown; the counters count since the
+        # server. commit_running_since is set while a database write has been running for a second
+        # or more without finishing (a stalled disk): the pushes read meanwhile wait, unacknowledged. The retention and prune fields are null when unknown; the counters count since the
         # database was made (received, stored, duplicates, acknowledged, connections, pruned) or since
         # the daemon started (the hook's).
         type DaemonState (
@@ -57,6 +58,7 @@ extension DaemonInterface {
             connected_since: ?int,
             last_heartbeat_at: ?int,
             last_push_at: ?int,
+            commit_running_since: ?int,
             reconnect_attempt: int,
             next_attempt_at: ?int,
             last_error: ?string,

@@ -53,6 +53,7 @@ extension StatusReport {
         output += ",\"unread\":\(database.unread)}"
         output += ",\"outbox_waiting\":\(database.outboxWaiting),\"outbox_oldest_queued_at\":"
         output += database.outboxOldestQueuedAt.map { "\"" + Timestamp.rfc3339(milliseconds: $0) + "\"" } ?? "null"
+        time("commit_running_since", state?.commitRunningSince)  // keys are added at the end
         output += "}\n"
         return output
     }

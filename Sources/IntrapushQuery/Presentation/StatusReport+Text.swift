@@ -10,6 +10,11 @@ extension StatusReport {
         }
         if let daemonVersion { field("Version", "intrapushd \(TerminalText.sanitized(daemonVersion))") }
         if let state {
+            if let since = state.commitRunningSince, liveness == .running {
+                let seconds = max(1, (now - since) / 1000)
+                field("Stalled", "a database write has been running for \(seconds) s without finishing; "
+                    + "pushes wait unacknowledged until it does: check the disk")
+            }
             if let server = state.server { field("Server", TerminalText.sanitized(server)) }
             if let primary = state.primaryServer {
                 let since = state.primaryUnreachableSince.map { " since \(describe($0))" } ?? ""

@@ -11,14 +11,20 @@ struct PushConnectionStateMachineTests {
         Push(payload: .text("p\(id)"), messageID: "\(id)", title: nil, body: nil, receivedAt: Int64(id))
     }
 
-    @Test("a push starts a commit; nothing is acknowledged until the commit succeeded")
+    @Test("what one read brought is committed together when the read completes; nothing is acknowledged until the commit succeeded")
     func noAcknowledgementBeforeCommit() {
         var machine = Machine()
-        #expect(machine.pushReceived(Self.push(1)) == [.startCommit([Self.push(1)])])
-        #expect(machine.pushReceived(Self.push(2)) == [])  // one commit at a time
+        #expect(machine.readCompleted() == [])  // nothing read
+        #expect(machine.pushReceived(Self.push(1)) == [])
+        #expect(machine.pushReceived(Self.push(2)) == [])
+        #expect(machine.readCompleted() == [.startCommit([Self.push(1), Self.push(2)])])
         #expect(machine.pushReceived(Self.push(3)) == [])
-        #expect(machine.commitSucceeded() == [.acknowledge([Self.push(1)]), .tellOutbox([Self.push(1)]), .handToHook([Self.push(1)]), .startCommit([Self.push(2), Self.push(3)])])
-        #expect(machine.commitSucceeded() == [.acknowledge([Self.push(2), Self.push(3)]), .tellOutbox([Self.push(2), Self.push(3)]), .handToHook([Self.push(2), Self.push(3)])])
+        #expect(machine.readCompleted() == [])  // one commit at a time: push 3 goes next
+        #expect(machine.commitSucceeded() == [
+            .acknowledge([Self.push(1), Self.push(2)]), .tellOutbox([Self.push(1), Self.push(2)]),
+            .handToHook([Self.push(1), Self.push(2)]), .startCommit([Self.push(3)]),
+        ])
+        #expect(machine.commitSucceeded() == [.acknowledge([Self.push(3)]), .tellOutbox([Self.push(3)]), .handToHook([Self.push(3)])])
         #expect(machine.uncommittedCount == 0)
     }
 
@@ -26,6 +32,7 @@ struct PushConnectionStateMachineTests {
     func failedCommit() {
         var machine = Machine()
         _ = machine.pushReceived(Self.push(1))
+        _ = machine.readCompleted()
         _ = machine.pushReceived(Self.push(2))
         #expect(machine.commitFailed("disk full") == [.sendClose(.code(1011)), .closeChannel])
         #expect(machine.closeReason == .storeFailed("disk full"))
@@ -37,7 +44,8 @@ struct PushConnectionStateMachineTests {
     @Test("reading pauses above the high mark and resumes below the low one")
     func backpressure() {
         var machine = Machine(pauseReadingAbove: 3, resumeReadingBelow: 2, maximumBatchSize: 2)
-        _ = machine.pushReceived(Self.push(1))  // in flight
+        _ = machine.pushReceived(Self.push(1))
+        _ = machine.readCompleted()  // in flight
         for id in 2...4 { #expect(machine.pushReceived(Self.push(id)) == []) }
         #expect(machine.pushReceived(Self.push(5)).pauseReading)  // 4 waiting > 3
         #expect(machine.state == .open(isReadingPaused: true))
@@ -55,7 +63,8 @@ struct PushConnectionStateMachineTests {
         func large(_ id: Int) -> Push {
             Push(payload: .text(String(repeating: "x", count: 400)), messageID: "m\(id)", title: nil, body: nil, receivedAt: 0)
         }
-        _ = machine.pushReceived(large(1))  // in flight
+        _ = machine.pushReceived(large(1))
+        _ = machine.readCompleted()  // in flight
         #expect(!machine.pushReceived(large(2)).pauseReading)
         #expect(!machine.pushReceived(large(3)).pauseReading)  // 800 bytes wait
         #expect(machine.pushReceived(large(4)).pauseReading)  // 1200 > 1000
@@ -68,6 +77,7 @@ struct PushConnectionStateMachineTests {
     func closeDrains() {
         var machine = Machine()
         _ = machine.pushReceived(Self.push(1))
+        _ = machine.readCompleted()
         _ = machine.pushReceived(Self.push(2))
         #expect(machine.closeRequested(.shuttingDown) == [.scheduleCloseTimeout])
         #expect(machine.state == .draining(isReadingPaused: false))
@@ -78,6 +88,14 @@ struct PushConnectionStateMachineTests {
         #expect(machine.closeFrameReceived(code: 1000) == [.closeChannel])
         #expect(machine.channelClosed() == [.reportClosed(.shuttingDown)])
         #expect(machine.channelClosed() == [])  // reported once
+    }
+
+    @Test("a close request while pushes wait and none commits starts their commit")
+    func closeCommitsWhatWaits() {
+        var machine = Machine()
+        _ = machine.pushReceived(Self.push(1))
+        #expect(machine.closeRequested(.shuttingDown) == [.startCommit([Self.push(1)]), .scheduleCloseTimeout])
+        #expect(machine.commitSucceeded() == [.acknowledge([Self.push(1)]), .tellOutbox([Self.push(1)]), .handToHook([Self.push(1)]), .sendClose(.code(1000))])
     }
 
     @Test("an idle connection closes at once when asked; a second request changes nothing")
@@ -93,6 +111,7 @@ struct PushConnectionStateMachineTests {
     func commitAfterCloseFrame() {
         var machine = Machine()
         _ = machine.pushReceived(Self.push(1))
+        _ = machine.readCompleted()
         _ = machine.protocolErrorCaught(.messageTooLarge, closeCode: 1009)
         #expect(machine.commitSucceeded() == [.tellOutbox([Self.push(1)]), .handToHook([Self.push(1)])])
         #expect(machine.closeReason == .messageTooLarge)
@@ -127,8 +146,10 @@ struct PushConnectionStateMachineTests {
     func commitAfterChannelClosed() {
         var machine = Machine()
         _ = machine.pushReceived(Self.push(1))
+        _ = machine.readCompleted()
         _ = machine.pushReceived(Self.push(2))
         _ = machine.channelClosed()
+        #expect(machine.readCompleted() == [])
         #expect(machine.commitSucceeded() == [.tellOutbox([Self.push(1)]), .handToHook([Self.push(1)])])
         #expect(machine.uncommittedCount == 0)
     }

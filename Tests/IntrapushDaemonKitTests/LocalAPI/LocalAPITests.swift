@@ -58,8 +58,9 @@ struct LocalAPITests {
         let settings = OutboxSettings(idField: "id", maximumMessageSize: 1 << 20, timeToLive: nil, requestTimeout: .seconds(30), receipts: nil)
         init(loop: EmbeddedEventLoop) { self.loop = loop }
         struct Unused: Error {}
-        func queue(_ submission: OutboxSubmission) -> EventLoopFuture<Result<Int64, OutboxRefusal>> { loop.makeFailedFuture(Unused()) }
-        func awaitReply(row: Int64) -> EventLoopFuture<OutboxCoordinator.RequestOutcome> { loop.makeFailedFuture(Unused()) }
+        func queue(_ submission: OutboxSubmission) -> EventLoopFuture<Result<OutboxCoordinator.QueuedMessage, OutboxRefusal>> {
+            loop.makeFailedFuture(Unused())
+        }
         func stopAwaiting(row: Int64) {}
         func markRead(ids: [Int64]?, for viewer: Viewer) -> EventLoopFuture<NotificationMarker.Outcome> { loop.makeFailedFuture(Unused()) }
         func wake() {}

@@ -45,7 +45,7 @@ struct WatchdogScheduleTests {
         #expect(schedule.fallbackDelay == .seconds(15))
     }
 
-    @Test("an idle store thread is never stalled; waiting work is, from when it arrived or last moved")
+    @Test("an idle writer is never stalled; waiting work is, from when it arrived or last moved")
     func storeProgress() {
         var progress = StoreProgress(at: at(0))
         #expect(progress.stalledFor(at: at(100)) == nil)

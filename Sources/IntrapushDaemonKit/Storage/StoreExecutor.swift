@@ -1,0 +1,102 @@
+import NIOConcurrencyHelpers
+import NIOCore
+
+/// Where every write to the database runs: the push connection's event loop, so that a push is
+/// committed on the thread that read it and acknowledged with no hop (SQLite has one writer; the
+/// outbox's, the live state's and retention's writes are tasks queued between the commits).
+/// Keeps whether work on it moves on (`StoreProgress`) for the status, `Status` and metrics,
+/// read from other threads without waking this one.
+final class StoreExecutor: Sendable {
+    let eventLoop: any EventLoop
+    private let progress = NIOLockedValueBox(Progress(at: .now))
+
+    private struct Progress {
+        var store: StoreProgress
+        var isStopping = false
+        /// Told, on the thread handing work over, when work arrives at an idle executor
+        /// (`WriteStallReporter` starts watching then).
+        var becameBusy: (@Sendable () -> Void)?
+        init(at now: ContinuousClock.Instant) { store = StoreProgress(at: now) }
+    }
+
+    /// The daemon is stopping: nothing more is written.
+    struct Stopped: Error, CustomStringConvertible {
+        var description: String { "the daemon is stopping; nothing more is written" }
+    }
+
+    init(eventLoop: any EventLoop) {
+        self.eventLoop = eventLoop
+    }
+
+    /// Calls `observer` whenever work arrives while none waited.
+    func onBecameBusy(_ observer: @escaping @Sendable () -> Void) {
+        progress.withLockedValue { $0.becameBusy = observer }
+    }
+
+    /// Runs `body` on the loop after everything queued before; `isActive` is false once the
+    /// executor is stopping (the body must then do nothing). Does not wait.
+    func submit(_ body: @escaping @Sendable (_ isActive: Bool) -> Void) {
+        guard started() else { return body(false) }
+        eventLoop.execute {
+            let isActive = !self.progress.withLockedValue { $0.isStopping }
+            defer { self.finished() }
+            body(isActive)
+        }
+    }
+
+    /// Runs `body` now, on the loop (the caller is on it): a push's commit, with no hop.
+    func runNow<T>(_ body: () throws -> T) throws -> T {
+        eventLoop.preconditionInEventLoop()
+        guard started() else { throw Stopped() }
+        defer { finished() }
+        return try body()
+    }
+
+    func runIfActive<T: Sendable>(eventLoop: any EventLoop, _ body: @escaping @Sendable () throws -> T) -> EventLoopFuture<T> {
+        let promise = eventLoop.makePromise(of: T.self)
+        submit { isActive in
+            guard isActive else { return promise.fail(Stopped()) }
+            promise.completeWith(Result { try body() })
+        }
+        return promise.futureResult
+    }
+
+    func runIfActive<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+        try await withCheckedThrowingContinuation { continuation in
+            submit { isActive in
+                guard isActive else { return continuation.resume(throwing: Stopped()) }
+                continuation.resume(with: Result { try body() })
+            }
+        }
+    }
+
+    /// How long work has waited or run without any of it finishing; nil when none waits.
+    var stalledFor: Duration? {
+        progress.withLockedValue { $0.store.stalledFor(at: .now) }
+    }
+
+    /// Nothing is queued or running.
+    var isIdle: Bool { progress.withLockedValue { $0.store.pending == 0 } }
+
+    /// What is queued runs with `isActive` false, and nothing runs after; waits for that.
+    func stop() async {
+        progress.withLockedValue { $0.isStopping = true }
+        try? await eventLoop.submit {}.get()
+    }
+
+    /// Counts work handed over; false once stopping.
+    private func started() -> Bool {
+        let (isStopping, observer) = progress.withLockedValue { progress -> (Bool, (@Sendable () -> Void)?) in
+            if progress.isStopping { return (true, nil) }
+            let wasIdle = progress.store.pending == 0
+            progress.store.submitted(at: .now)
+            return (false, wasIdle ? progress.becameBusy : nil)
+        }
+        observer?()
+        return !isStopping
+    }
+
+    private func finished() {
+        progress.withLockedValue { $0.store.finished(at: .now) }
+    }
+}

@@ -1,0 +1,93 @@
+import Logging
+import NIOConcurrencyHelpers
+import NIOCore
+import NIOPosix
+import Synchronization
+import IntrapushSupport
+import TestSupport
+import Testing
+
+@testable import IntrapushDaemonKit
+@testable import IntrapushStore
+
+/// The writer on a real event loop and a real database file: a push read on that loop is
+/// committed there with no hop, and a write that does not finish is visible from other threads.
+@Suite("The store's writer")
+struct StoreWorkerTests {
+    let loops = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+    let directory: TemporaryDirectory
+    let worker: StoreWorker
+
+    init() throws {
+        directory = try TemporaryDirectory("writer")
+        let store = try NotificationStore(path: directory.file())
+        worker = StoreWorker(
+            store: store, initialState: LiveState(state: .connected, updatedAt: 0), eventLoop: loops.next(),
+            logger: Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() }))
+    }
+
+    func shutdown() async throws {
+        await worker.shutdown()
+        try await loops.shutdownGracefully()
+    }
+
+    @Test("on its own loop a commit is done when commit() returns: its future is complete and the row is there")
+    func commitsWhereItReads() async throws {
+        let loop = worker.executor.eventLoop
+        let completedAtOnce = try await loop.submit {
+            var isComplete = false
+            worker.commit([.text(#"{"id":"a"}"#, id: "a")], on: loop).whenComplete { _ in isComplete = true }
+            return isComplete
+        }.get()
+        #expect(completedAtOnce)
+        let reader = try SQLiteConnection(path: directory.file(), mode: .readOnly)
+        #expect(try reader.column("SELECT message_id FROM notifications") == ["a"])
+        #expect(worker.currentLiveState.receivedTotal == 1)
+        try await shutdown()
+    }
+
+    @Test("from another thread the commit runs on the writer's loop, and its future completes after it")
+    func commitsFromElsewhere() async throws {
+        let other = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        let committed = try await worker.commit([.text(#"{"id":"b"}"#, id: "b")], on: other.next()).get()
+        #expect(committed.outcomes.count == 1)
+        try await other.shutdownGracefully()
+        try await shutdown()
+    }
+
+    @Test("work arriving at an idle writer is told once; a write that does not finish shows as stalled, in the live state too, until it does")
+    func stallIsVisible() async throws {
+        let busy = Mutex(0)
+        worker.executor.onBecameBusy { busy.withLock { $0 += 1 } }
+        let release = NIOLockedValueBox(false)
+        // Holds the writer's loop as an fsync that does not return would.
+        worker.executor.submit { _ in
+            while !release.withLockedValue({ $0 }) { usleep(1000) }
+        }
+        worker.executor.submit { _ in }  // queued behind it: the writer is already busy
+        #expect(busy.withLock { $0 } == 1)
+        #expect(worker.currentLiveState.commitRunningSince == nil, "not yet a second")
+        try await eventually("the write to count as stalled") {
+            (worker.stalledFor ?? .zero) >= StoreWorker.stallReportedAfter
+        }
+        let since = try #require(worker.currentLiveState.commitRunningSince)
+        #expect(WallClock.nowMilliseconds() - since >= 1000)
+        release.withLockedValue { $0 = true }
+        try await eventually("the writer to be idle") { worker.executor.isIdle }
+        #expect(worker.stalledFor == nil)
+        #expect(worker.currentLiveState.commitRunningSince == nil)
+        worker.executor.submit { _ in }
+        try await eventually("the next write to finish") { worker.executor.isIdle }
+        #expect(busy.withLock { $0 } == 2, "the next work at an idle writer is told again")
+        try await shutdown()
+    }
+
+    @Test("once stopped nothing more is written: queued work is told so, and a commit fails")
+    func stopped() async throws {
+        await worker.shutdown()
+        await #expect(throws: StoreExecutor.Stopped.self) {
+            try await worker.commit([.text(#"{"id":"c"}"#, id: "c")], on: worker.executor.eventLoop).get()
+        }
+        try await loops.shutdownGracefully()
+    }
+}
