@@ -5,7 +5,7 @@ extension NotificationStore {
     /// Prunes one batch of what `policy` no longer keeps, in one short write transaction that
     /// also adds to `pruned_total` and sets `last_prune_at` in `daemon_state`.
     ///
-    /// Call it again until the result `isComplete`, on the store thread between commits; then,
+    /// Call it again until the result `isComplete`, on the writer's loop between commits; then,
     /// for a file that can shrink, call `reclaimFreePages` likewise. The end of a pass writes
     /// `last_prune_at` even when nothing was deleted; a policy that keeps everything writes nothing.
     ///

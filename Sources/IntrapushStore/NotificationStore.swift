@@ -4,7 +4,7 @@ import CSQLite
 /// The daemon's durable store of pushes: one SQLite file in WAL mode with `synchronous=FULL`.
 ///
 /// `@unchecked Sendable` so that it can be handed to the thread that owns it; it is NOT safe to use
-/// from two threads. It must stay confined to the single store thread that created or received it,
+/// from two threads. It must stay confined to the single writer thread that created or received it,
 /// which performs every call. Statements are prepared once and reused for the store's lifetime.
 package final class NotificationStore: @unchecked Sendable {
     /// The database file.

@@ -61,7 +61,7 @@ extension Integration {
             // Three retries at the 700 ms pace cannot take less than 2.1 s; with backoff from 50 ms they would.
             #expect(elapsed >= .milliseconds(2000), "three retries took \(elapsed)")
             #expect(daemon.log.contains("<3>token rejected by the server (HTTP 401)"))
-            // The live state reaches the database through the store thread, just after the status line.
+            // The live state reaches the database through the writer, just after the status line.
             try await eventually("the rejected state in the database") {
                 try DaemonDatabase(path: daemon.databasePath).liveState()?.state == .rejected
             }

@@ -15,7 +15,7 @@ package struct DaemonExit: Error, Equatable {
     package let status: Int32
 }
 
-/// Wires the daemon's parts together: store thread, session, outbox, the local API, metrics,
+/// Wires the daemon's parts together: the writer, session, outbox, the local API, metrics,
 /// signals; the executable only reads its command line and the configuration.
 package struct Daemon {
     let loaded: LoadedConfiguration

@@ -5,7 +5,7 @@ import NIOCore
 
 extension LocalAPI {
     /// `io.intrapush.Notifications`: the caller's own notifications (an administrator's: all),
-    /// read on the query thread, marked on the store thread.
+    /// read on the query thread, marked by the writer (the push loop).
     func answer(_ call: NotificationsInterface.Call, grant: Grant, on context: VarlinkCallContext) {
         let fail = { (error: any Error) in context.fail(self.notificationsFailure(error)) }
         withCaller(on: context, failing: fail) { caller in

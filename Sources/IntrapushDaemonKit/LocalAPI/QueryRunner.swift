@@ -7,7 +7,7 @@ import NIOCore
 import NIOPosix
 
 /// Where callers' reads run: beside the store, never in front of it. One thread of its own,
-/// at a lower CPU priority than the event loop and the store thread, with its own read-only
+/// at a lower CPU priority than the daemon's event loops, with its own read-only
 /// connection (WAL readers never block the writer), one query at a time per user and a few
 /// more waiting; past that a user is told to wait. Name look-ups (NSS) run here too.
 final class QueryRunner: @unchecked Sendable {
@@ -85,7 +85,7 @@ final class QueryRunner: @unchecked Sendable {
     private func openReader() throws -> NotificationReader {
         if !isThreadNiced {
             ThreadName.query.apply()
-            // A user's long search must not take the CPU from the store thread and the event
+            // A user's long search must not take the CPU from the push loop and the event
             // loop on a small machine: SCHED_IDLE (for this thread alone, on Linux) runs it only
             // when they have nothing to do; where it is refused, nice 19.
             if intrapush_schedule_thread_idle() != 0 {

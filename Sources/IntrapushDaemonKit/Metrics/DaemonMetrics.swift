@@ -39,9 +39,9 @@ final class DaemonMetrics: Sendable {
             buckets: Self.latencyBuckets)
         let stage = MetricNameDescriptor.intrapush(
             "push_stage", unit: "seconds",
-            "The push->ack latency by stage: to_store (decoding and the hand-over to the store thread, "
-                + "waiting for a commit under way included), commit (the transaction and its fsync), "
-                + "to_ack (back to the connection's thread, and the acknowledgement written).")
+            "The push->ack latency by stage: to_store (from the frame to the start of its commit: decoding, "
+                + "the rest of the read, and a commit under way), commit (the transaction and its fsync), "
+                + "to_ack (from the commit's end to the acknowledgement written).")
         toStore = registry.makeDurationHistogram(descriptor: stage, labels: [("stage", "to_store")], buckets: Self.stageBuckets)
         commit = registry.makeDurationHistogram(descriptor: stage, labels: [("stage", "commit")], buckets: Self.stageBuckets)
         toAcknowledgement = registry.makeDurationHistogram(

@@ -11,7 +11,7 @@ import NIOPosix
 
 /// Renders `DaemonMetrics` for `GET /metrics` and `metrics_file`, on a thread of its own: the
 /// report's figures come from read queries on the database (a separate read-only connection, as
-/// `intrapush status` has), which must not hold up the event loop or the store thread.
+/// `intrapush status` has), which must not hold up the event loops.
 final class MetricsExporter: Sendable {
     let metrics: DaemonMetrics
     let databasePath: String

@@ -6,7 +6,7 @@ import NIOConcurrencyHelpers
 import NIOCore
 
 /// Runs the outbox: a thin shell around `OutboxStateMachine` that performs its actions with the
-/// store thread and the open connection, batches the store's writes, and keeps the expiry timer.
+/// writer and the open connection, batches the store's writes, and keeps the expiry timer.
 ///
 /// Confined to the push connection's event loop, which also runs the connection and commits;
 /// `@unchecked Sendable` so that the local API (on its own loop, through `OutboxAcrossLoops`)

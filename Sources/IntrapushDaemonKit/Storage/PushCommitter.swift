@@ -8,9 +8,9 @@ protocol PushCommitter: Sendable {
     func acknowledged(_ count: Int)
 }
 
-/// What a commit did with each push of its batch, and when it ran on the store thread (uptime
-/// nanoseconds, the clock of `Push.arrivedAtUptimeNanoseconds`): the metrics split a push's
-/// latency into its way to the store thread, the commit, and its way back to the acknowledgement.
+/// What a commit did with each push of its batch, and when it ran (uptime nanoseconds, the clock
+/// of `Push.arrivedAtUptimeNanoseconds`): the metrics split a push's latency into its wait for
+/// the commit, the commit, and its way on to the acknowledgement.
 struct CommittedBatch: Sendable {
     var outcomes: [StoreOutcome]
     var startedAtUptimeNanoseconds: UInt64 = 0

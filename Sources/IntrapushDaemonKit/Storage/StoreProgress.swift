@@ -1,10 +1,10 @@
-/// Whether the store thread keeps up, as the watchdog sees it: work is waiting and none of it
-/// finished for a while. Kept as work is handed over and finishes, so checking it asks nothing
-/// of the thread (an idle daemon's watchdog costs no wake-up). Pure: the caller gives the time.
+/// Whether the database writer keeps up, as the stall reporter sees it: work is waiting and none
+/// of it finished for a while. Kept as work is handed over and finishes, so checking it from
+/// another thread asks nothing of the writer's loop (a write in fsync cannot answer). Pure: the caller gives the time.
 struct StoreProgress {
-    /// Tasks handed to the thread and not finished yet.
+    /// Writes handed to the writer and not finished yet.
     private(set) var pending = 0
-    /// The last time a task finished, or work arrived at an idle thread.
+    /// The last time a task finished, or work arrived at an idle writer.
     private(set) var lastProgressAt: ContinuousClock.Instant
 
     init(at now: ContinuousClock.Instant) {
@@ -12,7 +12,7 @@ struct StoreProgress {
     }
 
     mutating func submitted(at now: ContinuousClock.Instant) {
-        if pending == 0 { lastProgressAt = now }  // an idle thread owes nothing until now
+        if pending == 0 { lastProgressAt = now }  // an idle writer owes nothing until now
         pending += 1
     }
 

@@ -1,4 +1,4 @@
-/// Coalesces writes to the store thread: one write in flight at a time, and everything that
+/// Coalesces writes to the database: one write in flight at a time, and everything that
 /// arrives meanwhile goes into the next one together (one transaction, one fsync, for many).
 /// Pushes take it to their commits (group commit); the outbox to the messages the local API
 /// queues and to the rows it records as sent or delivered.

@@ -1,4 +1,4 @@
-/// The `outbox` table's statements, on one connection: the daemon's store thread, or the CLI
+/// The `outbox` table's statements, on one connection: the daemon's writer (its push loop), or the CLI
 /// queueing directly while no daemon runs. Every method runs inside the caller's transaction
 /// (or its own autocommit) and does no I/O besides SQLite.
 package final class OutboxTable {

@@ -1,5 +1,5 @@
 /// Deletes what the retention policy no longer keeps, one small transaction per call, so that
-/// the store thread can interleave pruning with the pushes' commits.
+/// the writer can interleave pruning with the pushes' commits.
 ///
 /// A pass first deletes by age (oldest `received_at` first, through its index), then by count
 /// (lowest ids first, a primary-key range). Each batch is bounded: at most `batchSize` rows,
