@@ -57,6 +57,10 @@ struct WebSocketDialer: Sendable {
                 .resolver(HostResolver(eventLoop: eventLoop))
                 .connectTimeout(.nanoseconds(settings.connectTimeout.nanoseconds))
                 .tcpLiveness(TCPLiveness(deadPeerTimeout: settings.deadPeerTimeout))
+                // A read takes what the socket holds, and the pushes of one read share a commit:
+                // in a burst, more reads per turn make fewer, larger commits (fewer fsyncs), and
+                // the socket buffer bounds what one turn can hold.
+                .channelOption(.maxMessagesPerRead, value: 64)
                 .connect(host: target.host, port: target.port) { channel in
                     channel.eventLoop.makeCompletedFuture { () throws -> EventLoopFuture<UpgradeOutcome> in
                         cancellation.attach(channel)
