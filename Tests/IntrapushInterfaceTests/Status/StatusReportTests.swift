@@ -84,8 +84,9 @@ import Testing
         let json = report.json()
         #expect(json.hasPrefix(#"{"running":false,"liveness":"not-running","version":null,"state":"connected","pid":999999,"server":"ws://h:1/connect/c/o/***","#))
         #expect(json.contains(#""connected_since":"2023-11-14T22:14:00.000Z""#))
-        #expect(json.contains(#""notifications":3,"unread":2},"outbox_waiting":0,"outbox_oldest_queued_at":null}"#))
+        #expect(json.contains(#""notifications":3,"unread":2},"outbox_waiting":0,"outbox_oldest_queued_at":null,"commit_running_since":null}"#))
         #expect(text.contains("Outbox:          nothing waiting for the server"))
+        #expect(!text.contains("Stalled:"), "no stall without a write running")
     }
 
     /// A daemon without a route to its server says so in the headline, not as a bare state name.
@@ -98,6 +99,21 @@ import Testing
             now: Self.now)
         #expect(report.headline(useColor: false) == "intrapushd (pid 42) is running, waiting for network (no route to the server)")
         #expect(report.json().contains(#""state":"waiting-for-network""#))
+    }
+
+    /// A write that does not finish is said in words, with how long, and in JSON as a time.
+    @Test("a running daemon whose database write does not finish")
+    func stalledWrite() {
+        var state = LiveState(pid: 42, state: .connected, updatedAt: Self.now)
+        state.commitRunningSince = Self.now - 12_000
+        let report = StatusReport(
+            state: state,
+            liveness: .running,
+            database: .init(path: "/tmp/n.sqlite3", sizeBytes: 0, notifications: 0, unread: 0),
+            now: Self.now)
+        #expect(report.text(useColor: false).contains(
+            "Stalled:         a database write has been running for 12 s without finishing"))
+        #expect(report.json().contains(#","commit_running_since":"2023-11-14T22:14:48.000Z"}"#))
     }
 
     /// Untrusted text (a title with an escape sequence) cannot drive the terminal.
