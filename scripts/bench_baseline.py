@@ -36,12 +36,14 @@ def open_copy(template, directory):
     return connection
 
 
-def bare_commit_latencies(template, directory, count, rate, size=300):
+def bare_commit_latencies(template, directory, count, rate, size=300, from_slot=None):
     """Milliseconds per commit of one push's row, paced at `rate`/s: what the disk allows a
-    durable acknowledgement at best."""
+    durable acknowledgement at best. With a list as `from_slot`, each commit's time is also put
+    there with the time the one before it overran its slot added: the wait that a push arriving
+    during a commit has too."""
     connection = open_copy(template, directory)
     samples = []
-    next_slot = time.perf_counter()
+    next_slot = previous_finished = time.perf_counter()
     for number in range(count):
         next_slot += 1 / rate
         delay = next_slot - time.perf_counter()
@@ -52,7 +54,11 @@ def bare_commit_latencies(template, directory, count, rate, size=300):
         connection.execute("BEGIN")
         connection.execute(INSERT, row)
         connection.execute("COMMIT")
-        samples.append((time.perf_counter() - started) * 1000)
+        finished = time.perf_counter()
+        samples.append((finished - started) * 1000)
+        if from_slot is not None:  # the commit, and the overrun of the one before (not sleep's lateness)
+            from_slot.append((finished - started + max(0.0, previous_finished - next_slot)) * 1000)
+        previous_finished = finished
     connection.close()
     return sorted(samples)
 
