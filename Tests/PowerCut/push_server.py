@@ -16,7 +16,7 @@ import socket
 import threading
 import time
 
-from websocket_server import frame, unmasked_frame, upgrade_answer
+from peer_connection import PeerConnection
 
 ACK_TEXT = "received message {id}"
 UPSTREAM_ACK = "delivered {id}"  # not ACK_TEXT: the two directions stay apart in the logs
@@ -24,62 +24,23 @@ WINDOW = 128
 BODY = "power cut " * 10
 
 
-class Connection:
+class Connection(PeerConnection):
     def __init__(self, server, sock, number):
-        self.server, self.sock, self.number = server, sock, number
-        self.send_lock = threading.Lock()
-        self.open = True
+        super().__init__(sock)
+        self.server, self.number = server, number
         self.sent = self.acks = 0  # pushes written on this connection, acknowledgements read
 
-    def send(self, opcode, payload):
-        with self.send_lock:
-            self.sock.sendall(frame(opcode, payload))
-
-    def upgrade(self):
-        request = b""
-        while b"\r\n\r\n" not in request:
-            chunk = self.sock.recv(4096)
-            if not chunk:
-                return False
-            request += chunk
-        self.sock.sendall(upgrade_answer(request))
-        return True
-
-    def frames(self):
-        """The daemon's frames (masked, unfragmented), as (opcode, payload), until EOF."""
-        buffer = b""
-        while True:
-            while (parsed := unmasked_frame(buffer)) is not None:
-                opcode, payload, buffer = parsed
-                yield opcode, payload
-            chunk = self.sock.recv(65536)
-            if not chunk:
-                return
-            buffer += chunk
-
-    def read(self):
+    def on_text(self, text):
         server = self.server
-        for opcode, payload in self.frames():
-            if opcode == 8:  # close: answer it and end
-                self.send(8, payload[:2])
-                return
-            if opcode == 9:
-                self.send(10, payload)
-                continue
-            if opcode != 1:
-                continue
-            text = payload.decode("utf-8", "replace")
-            if text == "KA":
-                self.send(1, payload)
-            elif text.startswith("received message "):
-                with server.lock:
-                    server.acked.add(text[len("received message "):])
-                    self.acks += 1
-            elif text.startswith("{"):
-                message_id = json.loads(text).get("id")
-                with server.lock:
-                    server.received.append((self.number, message_id))
-                self.send(1, UPSTREAM_ACK.format(id=message_id).encode())
+        if text.startswith("received message "):
+            with server.lock:
+                server.acked.add(text[len("received message "):])
+                self.acks += 1
+        elif text.startswith("{"):
+            message_id = json.loads(text).get("id")
+            with server.lock:
+                server.received.append((self.number, message_id))
+            self.send(1, UPSTREAM_ACK.format(id=message_id).encode())
 
     def push(self):
         server, rng = self.server, random.Random(self.number)

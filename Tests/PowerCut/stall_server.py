@@ -16,64 +16,24 @@ import socket
 import threading
 import time
 
-from websocket_server import frame, unmasked_frame, upgrade_answer
+from peer_connection import PeerConnection
 
 ACK_TEXT = "received message {id}"
 ACK_PREFIX = ACK_TEXT.split("{", 1)[0]
 
 
-class Connection:
+class Connection(PeerConnection):
     def __init__(self, server, sock, number):
-        self.server, self.sock, self.number = server, sock, number
-        self.send_lock = threading.Lock()  # the reader's answers and the test's pushes
-        self.open = True
+        super().__init__(sock)
+        self.server, self.number = server, number
 
-    def send(self, opcode, payload):
-        with self.send_lock:
-            self.sock.sendall(frame(opcode, payload))
-
-    def upgrade(self):
-        request = b""
-        while b"\r\n\r\n" not in request:
-            chunk = self.sock.recv(4096)
-            if not chunk:
-                return False
-            request += chunk
-        self.sock.sendall(upgrade_answer(request))
-        return True
-
-    def frames(self):
-        """The daemon's frames (masked, unfragmented), as (opcode, payload), until EOF."""
-        buffer = b""
-        while True:
-            while (parsed := unmasked_frame(buffer)) is not None:
-                opcode, payload, buffer = parsed
-                yield opcode, payload
-            chunk = self.sock.recv(65536)
-            if not chunk:
-                return
-            buffer += chunk
-
-    def read(self):
+    def on_text(self, text):
         server = self.server
-        for opcode, payload in self.frames():
-            if opcode == 8:  # close: answer it and end
-                self.send(8, payload[:2])
-                return
-            if opcode == 9:
-                self.send(10, payload)
-                continue
-            if opcode != 1:
-                continue
-            text = payload.decode("utf-8", "replace")
-            if text == "KA":
-                self.send(1, payload)
-                continue
-            with server.lock:
-                if text.startswith(ACK_PREFIX):
-                    server.acks.append((self.number, text[len(ACK_PREFIX):], time.monotonic()))
-                else:
-                    server.other.append(text)
+        with server.lock:
+            if text.startswith(ACK_PREFIX):
+                server.acks.append((self.number, text[len(ACK_PREFIX):], time.monotonic()))
+            else:
+                server.other.append(text)
 
     def serve(self):
         try:

@@ -52,6 +52,7 @@ final class StoreExecutor: Sendable {
         return try body()
     }
 
+    /// Queues `body` (`submit`); its result completes on `eventLoop`, or fails with `Stopped`.
     func runIfActive<T: Sendable>(eventLoop: any EventLoop, _ body: @escaping @Sendable () throws -> T) -> EventLoopFuture<T> {
         let promise = eventLoop.makePromise(of: T.self)
         submit { isActive in
@@ -61,6 +62,7 @@ final class StoreExecutor: Sendable {
         return promise.futureResult
     }
 
+    /// The same, awaited.
     func runIfActive<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
         try await withCheckedThrowingContinuation { continuation in
             submit { isActive in
