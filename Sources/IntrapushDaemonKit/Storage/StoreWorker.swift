@@ -8,8 +8,9 @@ import NIOPosix
 /// The owner of the `NotificationStore`: commits batches, keeps the live-state row.
 ///
 /// Every write runs on the push connection's event loop (`StoreExecutor`), in submission order,
-/// so the store needs no lock, a batch's live-state row is written in the batch's own
-/// transaction (no extra fsync), and a push read on that loop is committed there at once.
+/// so the store needs no lock, a batch's live-state row (when it is due, `LiveStateWriteSchedule`)
+/// is written in the batch's own transaction (no extra fsync), and a push read on that loop is
+/// committed there at once.
 final class StoreWorker: PushCommitter, Sendable {
     let executor: StoreExecutor
     let store: NotificationStore
@@ -25,6 +26,7 @@ final class StoreWorker: PushCommitter, Sendable {
     /// with its counts (the local API's subscriptions, the session's status line); each must
     /// only hand the news to its own thread.
     private let commitObservers = NIOLockedValueBox<[@Sendable (BatchCounts) -> Void]>([])
+    private let liveStateWrites = NIOLockedValueBox(LiveStateWriteSchedule())
 
     init(store: NotificationStore, initialState: LiveState, eventLoop: any EventLoop, logger: Logger) {
         self.store = store
@@ -62,14 +64,21 @@ final class StoreWorker: PushCommitter, Sendable {
         let liveState = self.liveState
         let started = NIODeadline.now().uptimeNanoseconds
         var counts: BatchCounts?
+        let liveStateWrite = liveStateWrites.withLockedValue { $0.commitStarting(at: .now()) }
         let outcomes = try store.store(pushes) { outcomes in
             // Written in the batch's transaction from a copy; the shared state takes the same
             // counts only once the commit succeeded (a throw never gets past `store`).
             let batch = BatchCounts(pushes: pushes, outcomes: outcomes, at: WallClock.nowMilliseconds())
             counts = batch
+            guard liveStateWrite == .writeInCommit else { return nil }
             var state = liveState.withLockedValue { $0 }
             state.record(batch)
             return state
+        }
+        if case .writeLater(let deadline) = liveStateWrite {
+            executor.eventLoop.scheduleTask(deadline: deadline) {
+                self.writeLiveState(wasScheduled: true)
+            }
         }
         if let counts {
             liveState.withLockedValue { $0.record(counts) }
@@ -95,11 +104,18 @@ final class StoreWorker: PushCommitter, Sendable {
     /// loop, after everything submitted before it); does not wait.
     func updateLiveState(_ change: (inout LiveState) -> Void) {
         liveState.withLockedValue { change(&$0) }
+        writeLiveState()
+    }
+
+    /// Queues a write of the live state as it is in memory.
+    private func writeLiveState(wasScheduled: Bool = false) {
         let store = self.store
         let liveState = self.liveState
+        let liveStateWrites = self.liveStateWrites
         let logger = self.logger
         executor.submit { isActive in
             guard isActive else { return }
+            liveStateWrites.withLockedValue { $0.written(at: .now(), wasScheduled: wasScheduled) }
             let snapshot = liveState.withLockedValue { state in
                 state.updatedAt = WallClock.nowMilliseconds()
                 return state

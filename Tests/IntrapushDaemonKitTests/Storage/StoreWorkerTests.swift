@@ -46,6 +46,21 @@ struct StoreWorkerTests {
         try await shutdown()
     }
 
+    @Test("in a burst the row trails the commits, and a write after the burst brings it to the last one")
+    func liveStateRowAfterBurst() async throws {
+        let loop = worker.executor.eventLoop
+        try await loop.submit {
+            for index in 0..<20 {
+                worker.commit([.text(#"{"id":"m\#(index)"}"#, id: "m\(index)")], on: loop).whenFailure { _ in }
+            }
+        }.get()
+        let reader = try SQLiteConnection(path: directory.file(), mode: .readOnly)
+        #expect(try LiveState.read(from: reader)?.storedTotal == 1, "only the burst's first commit wrote the row")
+        #expect(worker.currentLiveState.storedTotal == 20, "what the daemon answers is never behind")
+        try await eventually("the row to show the whole burst") { try LiveState.read(from: reader)?.storedTotal == 20 }
+        try await shutdown()
+    }
+
     @Test("from another thread the commit runs on the writer's loop, and its future completes after it")
     func commitsFromElsewhere() async throws {
         let other = MultiThreadedEventLoopGroup(numberOfThreads: 1)
