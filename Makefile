@@ -9,7 +9,8 @@
 #   make demo          server and daemon on loopback, a few pushes, the CLI shows them
 #   make install       PREFIX=/usr DESTDIR= ; binaries, unit, sysusers, config, man pages, completions
 #   make deb           dist/intrapush_VERSION_ARCH.deb and -dbgsym (dpkg-buildpackage, debhelper)
-#   make reproducible-check  the packages built twice elsewhere, compared bit for bit
+#   make reproducible-check  the packages built twice elsewhere, compared bit for bit (or here and
+#                      once elsewhere: REPRODUCIBLE_CHECK_FLAGS=--here, as CI does)
 #   make system-test   the .deb installed, reloaded, removed, purged in a booted bookworm and trixie
 #   make powercut      power cuts through a FUSE file system: the database, the outbox and the
 #                      agent's state keep everything acknowledged (as root)
@@ -312,7 +313,7 @@ deb: deps
 # Two builds of this commit elsewhere, compared file by file (scripts/reproducible_check.sh); a
 # second full build, so CI runs it (.ci/run), not make test.
 reproducible-check: deps
-	scripts/reproducible_check.sh
+	scripts/reproducible_check.sh $(REPRODUCIBLE_CHECK_FLAGS)
 
 clean:
 	rm -rf .build dist

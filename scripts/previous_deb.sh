@@ -13,6 +13,12 @@ versions=("$@")
 ((${#versions[@]})) || versions=(0.3.0-1 0.4.0-1)
 arch=$(dpkg --print-architecture)
 out=$PWD/.build/previous
+# Every release is built in the same tree, in turn, keeping its .build and with the same flags
+# (the old releases' own differ), so that the second reuses what the first compiled of the
+# packages they both depend on: only our own targets are compiled again. The flags are the
+# release build's, without the reproducible-build ones, which need not hold for these fixtures.
+flags="-c release --static-swift-stdlib -Xswiftc -use-ld=lld -Xlinker --no-export-dynamic -Xlinker -z -Xlinker pack-relative-relocs"
+tree=$out/source
 for version in "${versions[@]}"; do
     commit=${commits[$version]:?"previous-deb: no commit known for $version"}
     deb=$out/intrapush_${version}_${arch}.deb
@@ -20,12 +26,14 @@ for version in "${versions[@]}"; do
         # A shallow clone (CI's, say) may lack it: fetch the history once.
         git cat-file -e "$commit^{commit}" 2>/dev/null || timeout 300 git fetch --quiet --unshallow 2>/dev/null || true
         git cat-file -e "$commit^{commit}" 2>/dev/null || { echo "previous-deb: commit $commit is not in this clone" >&2; exit 1; }
-        rm -rf "$out/source" && mkdir -p "$out/source"
-        git archive "$commit" | tar -x -C "$out/source"
-        echo "previous-deb: building $version from $commit in $out/source (a full release build)" >&2
-        make -C "$out/source" deb >"$out/build-$version.log" 2>&1 || { tail -30 "$out/build-$version.log" >&2; exit 1; }
-        cp "$out/source/dist/intrapush_${version}_${arch}.deb" "$deb"
-        rm -rf "$out/source"
+        mkdir -p "$tree"
+        find "$tree" -mindepth 1 -maxdepth 1 ! -name .build -exec rm -rf {} +
+        git archive "$commit" | tar -x -C "$tree"
+        echo "previous-deb: building $version from $commit in $tree (a release build)" >&2
+        make -C "$tree" deb RELEASE_FLAGS="$flags" >"$out/build-$version.log" 2>&1 \
+            || { tail -30 "$out/build-$version.log" >&2; exit 1; }
+        cp "$tree/dist/intrapush_${version}_${arch}.deb" "$deb"
     fi
     echo "$deb"
 done
+rm -rf "$tree"

@@ -7,7 +7,11 @@
 # the checkouts copied, so nothing is fetched). Then compares every .deb byte for byte, prints
 # each one's sha256, and, where two differ, names every file inside that differs.
 #
-# REPRODUCIBLE_MAKE_ARGS: more arguments to both builds' make, e.g. 'PREFIX_MAP_FLAGS=' to plant
+# With --here, the first build is this tree's own `make deb` (what `make test` built already, so
+# only the packaging runs again; CI saves a full build this way), and the tree must have no
+# uncommitted change to a tracked file: it then is HEAD's sources, in a third place.
+#
+# REPRODUCIBLE_MAKE_ARGS: more arguments to the builds' make, e.g. 'PREFIX_MAP_FLAGS=' to plant
 # the build path back in and watch the check fail. Exit status 1 on any difference.
 set -euo pipefail
 
@@ -31,11 +35,22 @@ build() {
         make deb ${REPRODUCIBLE_MAKE_ARGS:-} >"$tree.log" 2>&1) || { tail -30 "$tree.log"; exit 1; }
 }
 
-build "$first" 0022 C.UTF-8 UTC
+if [[ ${1:-} == --here ]]; then
+    if [[ -n $(git -C "$here" status --porcelain --untracked-files=no) ]]; then
+        echo "reproducible-check --here: this tree has changes that are not committed; commit them, or run it without --here"
+        exit 2
+    fi
+    first=$here
+    echo "building in $here (this tree; umask $(umask), ${LC_ALL:-${LANG:-C}}, TZ=${TZ:-UTC})"
+    make -C "$here" deb ${REPRODUCIBLE_MAKE_ARGS:-} >"$work/here.log" 2>&1 || { tail -30 "$work/here.log"; exit 1; }
+else
+    build "$first" 0022 C.UTF-8 UTC
+fi
 build "$second" 0077 C Pacific/Kiritimati
 
+version=$(dpkg-parsechangelog -l "$here/debian/changelog" -S Version)
 differences=0
-for deb in "$first"/dist/*.deb; do
+for deb in "$first"/dist/*_"${version}"_*.deb; do
     name=$(basename "$deb")
     other=$second/dist/$name
     if [[ ! -f $other ]]; then
