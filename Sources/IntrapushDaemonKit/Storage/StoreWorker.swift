@@ -27,9 +27,15 @@ final class StoreWorker: PushCommitter, Sendable {
     /// only hand the news to its own thread.
     private let commitObservers = NIOLockedValueBox<[@Sendable (BatchCounts) -> Void]>([])
     private let liveStateWrites = NIOLockedValueBox(LiveStateWriteSchedule())
+    /// The clock of `liveStateWrites` (tests hold it still).
+    private let now: @Sendable () -> NIODeadline
 
-    init(store: NotificationStore, initialState: LiveState, eventLoop: any EventLoop, logger: Logger) {
+    init(
+        store: NotificationStore, initialState: LiveState, eventLoop: any EventLoop, logger: Logger,
+        now: @escaping @Sendable () -> NIODeadline = { .now() }
+    ) {
         self.store = store
+        self.now = now
         self.logger = logger
         self.liveState = NIOLockedValueBox(initialState)
         self.receivedAtLastRelease = NIOLockedValueBox(initialState.receivedTotal)
@@ -64,7 +70,7 @@ final class StoreWorker: PushCommitter, Sendable {
         let liveState = self.liveState
         let started = NIODeadline.now().uptimeNanoseconds
         var counts: BatchCounts?
-        let liveStateWrite = liveStateWrites.withLockedValue { $0.commitStarting(at: .now()) }
+        let liveStateWrite = liveStateWrites.withLockedValue { $0.commitStarting(at: now()) }
         let outcomes = try store.store(pushes) { outcomes in
             // Written in the batch's transaction from a copy; the shared state takes the same
             // counts only once the commit succeeded (a throw never gets past `store`).
@@ -112,10 +118,11 @@ final class StoreWorker: PushCommitter, Sendable {
         let store = self.store
         let liveState = self.liveState
         let liveStateWrites = self.liveStateWrites
+        let now = self.now
         let logger = self.logger
         executor.submit { isActive in
             guard isActive else { return }
-            liveStateWrites.withLockedValue { $0.written(at: .now(), wasScheduled: wasScheduled) }
+            liveStateWrites.withLockedValue { $0.written(at: now(), wasScheduled: wasScheduled) }
             let snapshot = liveState.withLockedValue { state in
                 state.updatedAt = WallClock.nowMilliseconds()
                 return state
