@@ -55,13 +55,16 @@ struct StoreWorkerTests {
             store: try NotificationStore(path: directory.file("burst")), initialState: LiveState(state: .connected, updatedAt: 0),
             eventLoop: loops.next(), logger: Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() }), now: { instant })
         let loop = worker.executor.eventLoop
-        try await loop.submit {
+        let path = directory.file("burst")
+        let rowAfterBurst = try await loop.submit {
             for index in 0..<20 {
                 worker.commit([.text(#"{"id":"m\#(index)"}"#, id: "m\(index)")], on: loop).whenFailure { _ in }
             }
+            // Read before the loop runs anything else: the write after the burst waits behind this.
+            return try LiveState.read(from: SQLiteConnection(path: path, mode: .readOnly))?.storedTotal
         }.get()
-        let reader = try SQLiteConnection(path: directory.file("burst"), mode: .readOnly)
-        #expect(try LiveState.read(from: reader)?.storedTotal == 1, "only the burst's first commit wrote the row")
+        #expect(rowAfterBurst == 1, "only the burst's first commit wrote the row")
+        let reader = try SQLiteConnection(path: path, mode: .readOnly)
         #expect(worker.currentLiveState.storedTotal == 20, "what the daemon answers is never behind")
         try await eventually("the row to show the whole burst") { try LiveState.read(from: reader)?.storedTotal == 20 }
         await worker.shutdown()
