@@ -3,9 +3,9 @@ import NIOCore
 /// When a commit of pushes rewrites the live-state row as well. The row is what `intrapush
 /// status` reads when the daemon does not answer; the daemon's own answers (`Status`, metrics,
 /// the status line) come from memory. So the row may trail the commits by up to `interval`:
-/// rewriting it in every commit made each push's commit a third dearer, for a figure nobody
-/// reads while the daemon runs. A burst's last counts reach it by a write after the burst, and
-/// the way out writes it too.
+/// rewritten in every commit, it was most of what a push's commit cost beyond its own row, for
+/// a figure nobody reads while the daemon runs. A burst's last counts reach it by a write after
+/// the burst, and the way out writes it too.
 struct LiveStateWriteSchedule {
     static let interval: TimeAmount = .seconds(1)
 
