@@ -100,6 +100,13 @@ package final class NotificationStore: @unchecked Sendable {
         connection.onCommit(walPages: handler)
     }
 
+    /// Copies what it can of the WAL into the database file without waiting for anyone
+    /// (`SQLiteConnection.checkpointPassively`), on the writer's own connection.
+    @discardableResult
+    package func checkpointPassively() throws -> (walFrames: Int, checkpointed: Int) {
+        try connection.checkpointPassively()
+    }
+
     private func insert(_ push: Push) throws -> StoreOutcome {
         if let request = push.answersRequest {
             _ = try outbox.storeReply(rowID: request, reply: push.text, at: push.receivedAt)

@@ -2,82 +2,96 @@ import IntrapushStore
 import NIOConcurrencyHelpers
 import NIOPosix
 
-/// Copies the write-ahead log back into the database file on its own thread and connection, so
-/// that no commit waits for a checkpoint.
+/// Copies the write-ahead log back into the database file, the bulk on its own thread and
+/// connection so that no commit waits for it, and the few frames committed meanwhile on the
+/// writer's loop so that the WAL starts over (`CheckpointSchedule` says when and where).
 ///
 /// SQLite's automatic checkpoint runs inside the commit that takes the WAL past 1,000 pages:
-/// one push in a few hundred waited for the copy and its fsync, the tail of the push-to-ack
-/// latency, and a burst paid for every page twice on one thread. Here the store's connection
-/// reports the WAL's size after each commit; past the same 1,000 pages a PASSIVE checkpoint is
-/// queued here, which never blocks the writer. Durability is unchanged: a commit is durable in
-/// the WAL (synchronous=FULL) before it is acknowledged, and the checkpoint syncs the WAL before
-/// and the database file after copying, as the automatic one does.
+/// one push in a few hundred waited for the copy and its syncs, and a burst paid for every page
+/// twice on one thread. Here the store's connection reports the WAL's length after each commit
+/// instead, and the copies are PASSIVE: they never block the writer or a reader. Durability is
+/// unchanged: a commit is durable in the WAL (synchronous=FULL) before it is acknowledged, and a
+/// copy syncs the WAL before and the database file after, as the automatic one does.
 final class Checkpointer: Sendable {
-    /// SQLite's own automatic checkpoint size.
-    static let walPagesThreshold = 1000
-
     private let pool: NIOThreadPool
     private let connection: UncheckedConnection
-    private let isQueued = NIOLockedValueBox(false)
+    private let store: NotificationStore
+    private let writer: StoreExecutor
+    private let schedule = NIOLockedValueBox(CheckpointSchedule())
     private let completed = NIOLockedValueBox(0)
-    /// Whether the last checkpoint stopped short of the WAL's end: a reader still used the
-    /// frames past where it stopped, and until one finishes the WAL cannot start over.
+    /// Whether the last copy stopped short of the WAL's end: a reader still used the frames past
+    /// where it stopped, and until one finishes the WAL cannot start over.
     private let isHeldBack = ConditionLock(value: false)
 
-    /// Opens a second connection to the database at `path`, which must exist and be in WAL mode.
-    init(path: String) throws {
-        let connection = try SQLiteConnection(path: path, mode: .readWrite)
+    /// Opens a second connection to `store`'s database, which must be in WAL mode; the rest of
+    /// each copy runs on `writer`, where `store` is written.
+    init(store: NotificationStore, writer: StoreExecutor) throws {
+        let connection = try SQLiteConnection(path: store.path, mode: .readWrite)
         try connection.execute("PRAGMA synchronous = FULL")
         self.connection = UncheckedConnection(connection)
+        self.store = store
+        self.writer = writer
         pool = NIOThreadPool(numberOfThreads: 1)
         pool.start()
         pool.submit { _ in ThreadName.checkpoint.apply() }
     }
 
-    /// Checkpoints run so far (for tests and statistics).
+    /// Copies run so far, on either thread (for tests and statistics).
     var checkpointsCompleted: Int { completed.withLockedValue { $0 } }
 
-    /// Called after each commit with the WAL's length; queues at most one checkpoint at a time.
-    func walGrew(toPages pages: Int) {
-        guard pages >= Self.walPagesThreshold else { return }
-        queue()
+    /// Called on the writer's loop after each commit with the WAL's length.
+    func committed(walPages pages: Int) {
+        perform(schedule.withLockedValue { $0.committed(walFrames: pages) })
     }
 
-    /// For a long reader that has just let its snapshot go: when the last checkpoint was held
-    /// back by readers, waits (at most `seconds`) for the next one, which the next commit queues,
-    /// so that the WAL is copied back and can start over before the reader takes a snapshot
-    /// again. When no commit comes in that time the writer is idle: one is queued then.
+    /// For a long reader that has just let its snapshot go: when the last copy was held back by
+    /// readers, waits (at most `seconds`) for the next one, which the commits queue, so that the
+    /// WAL is copied back and can start over before the reader takes a snapshot again. When none
+    /// ends in that time the writer may be idle: a copy is queued then.
     func waitForHeldBackCheckpoint(atMost seconds: Double) {
         guard isHeldBack.value else { return }
         if isHeldBack.lock(whenValue: false, timeoutSeconds: seconds) {
             isHeldBack.unlock()
         } else {
-            queue()
+            perform(schedule.withLockedValue { $0.readerWaitedInVain() })
         }
     }
 
-    private func queue() {
-        let wasQueued = isQueued.withLockedValue { queued in
-            defer { queued = true }
-            return queued
+    private func perform(_ actions: [CheckpointSchedule.Action]) {
+        for action in actions {
+            switch action {
+            case .copyBeside:
+                copyBeside()
+            case .copyRestOnWriter:
+                let store = self.store
+                writer.submit { isActive in
+                    let result = isActive ? try? store.checkpointPassively() : nil
+                    self.copyEnded(at: .writer, result)
+                }
+            }
         }
-        guard !wasQueued else { return }
+    }
+
+    private func copyBeside() {
         let connection = self.connection
-        let isQueued = self.isQueued
-        let completed = self.completed
-        let isHeldBack = self.isHeldBack
         pool.submit { state in
-            // Cleared first: growth reported while this one runs queues the next.
-            isQueued.withLockedValue { $0 = false }
-            guard case .active = state else { return }
-            let result = try? connection.value.checkpointPassively()
-            completed.withLockedValue { $0 += 1 }
-            isHeldBack.lock()
-            isHeldBack.unlock(withValue: result.map { $0.checkpointed < $0.walFrames } ?? false)
+            var result: (walFrames: Int, checkpointed: Int)?
+            if case .active = state { result = try? connection.value.checkpointPassively() }
+            self.copyEnded(at: .beside, result)
         }
     }
 
-    /// Waits for a queued checkpoint, then stops the thread; the connection closes with the object.
+    private func copyEnded(at place: CheckpointSchedule.Place, _ result: (walFrames: Int, checkpointed: Int)?) {
+        if result != nil { completed.withLockedValue { $0 += 1 } }
+        isHeldBack.lock()
+        isHeldBack.unlock(withValue: result.map { $0.checkpointed < $0.walFrames } ?? false)
+        perform(schedule.withLockedValue {
+            $0.copyEnded(at: place, walFrames: result?.walFrames, copied: result?.checkpointed)
+        })
+    }
+
+    /// Waits for a queued copy beside the writer, then stops the thread; the connection closes
+    /// with the object.
     func shutdown() async {
         try? await pool.shutdownGracefully()
     }

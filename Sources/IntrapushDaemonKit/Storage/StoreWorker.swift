@@ -39,16 +39,17 @@ final class StoreWorker: PushCommitter, Sendable {
         self.logger = logger
         self.liveState = NIOLockedValueBox(initialState)
         self.receivedAtLastRelease = NIOLockedValueBox(initialState.receivedTotal)
+        let executor = StoreExecutor(eventLoop: eventLoop)
+        self.executor = executor
         do {
-            let checkpointer = try Checkpointer(path: store.path)
+            let checkpointer = try Checkpointer(store: store, writer: executor)
             // Before the first commit, so the connection is not yet in use on the writing loop.
-            store.onCommit(walPages: checkpointer.walGrew(toPages:))
+            store.onCommit(walPages: checkpointer.committed(walPages:))
             self.checkpointer = checkpointer
         } catch {
             logger.warning("checkpoints stay in the commits: cannot open a second connection", metadata: ["error": "\(error)"])
             self.checkpointer = nil
         }
-        self.executor = StoreExecutor(eventLoop: eventLoop)
     }
 
     /// Between the pieces of a long read elsewhere (the local API's searches): waits, at most

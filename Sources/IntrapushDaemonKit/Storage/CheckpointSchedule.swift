@@ -1,0 +1,65 @@
+/// When the write-ahead log is copied back into the database file, and on which thread.
+///
+/// The copy of the bulk runs beside the writer (`Checkpointer`), so that no commit waits for it.
+/// But SQLite starts the WAL over only when a write begins with every frame copied, and under a
+/// steady stream some commit always lands while a copy beside it runs. Queued again after every
+/// commit past the threshold, that copy ran after nearly every push with two syncs of its own,
+/// each one contending with the commits' syncs for the disk, and the WAL still never started
+/// over. So the bulk is copied beside the writer once per `threshold` frames not yet copied, and
+/// then the writer's own loop copies what came meanwhile, a few frames, between two of its
+/// commits: the next write starts the WAL over, as after SQLite's own automatic checkpoint.
+struct CheckpointSchedule {
+    /// Frames not yet copied that start a copy: SQLite's own automatic checkpoint size.
+    static let threshold = 1000
+
+    enum Action: Equatable {
+        /// Copy what is in the WAL on the checkpointer's thread; report `copyEnded`.
+        case copyBeside
+        /// Copy the rest on the writer's loop, after the work queued there; report `copyEnded`.
+        case copyRestOnWriter
+    }
+
+    /// Where a copy ran.
+    enum Place: Equatable {
+        case beside
+        case writer
+    }
+
+    /// The WAL's length after the last commit, in frames.
+    private(set) var walFrames = 0
+    /// Of those, the frames known to be in the database file.
+    private(set) var copiedFrames = 0
+    /// A copy is queued or running, on either thread: none other starts.
+    private(set) var isCopying = false
+
+    /// A commit ended and the WAL is `frames` long (a shorter WAL than before has started over).
+    mutating func committed(walFrames frames: Int) -> [Action] {
+        if frames < walFrames { copiedFrames = 0 }
+        walFrames = frames
+        guard !isCopying, frames - copiedFrames >= Self.threshold else { return [] }
+        isCopying = true
+        return [.copyBeside]
+    }
+
+    /// A long reader waited for a copy that readers had held back, and none ended: the writer
+    /// may be idle, with no commit to queue one.
+    mutating func readerWaitedInVain() -> [Action] {
+        guard !isCopying else { return [] }
+        isCopying = true
+        return [.copyBeside]
+    }
+
+    /// A copy ended: the WAL was `walFrames` long as it saw it, and `copied` of them are in the
+    /// database file; both nil when it failed.
+    mutating func copyEnded(at place: Place, walFrames seen: Int?, copied: Int?) -> [Action] {
+        if let seen, let copied {
+            // A WAL longer than the last commit reported is one that has started over since.
+            copiedFrames = seen <= walFrames ? copied : 0
+        }
+        guard place == .beside, copied != nil else {
+            isCopying = false
+            return []
+        }
+        return [.copyRestOnWriter]
+    }
+}

@@ -1,0 +1,72 @@
+import Testing
+
+@testable import IntrapushDaemonKit
+
+@Suite("When the WAL is copied back, and where")
+struct CheckpointScheduleTests {
+    let threshold = CheckpointSchedule.threshold
+
+    @Test("the bulk is copied beside the writer once the frames not yet copied reach the threshold, and only once")
+    func bulkOnce() {
+        var schedule = CheckpointSchedule()
+        #expect(schedule.committed(walFrames: threshold - 1) == [])
+        #expect(schedule.committed(walFrames: threshold) == [.copyBeside])
+        #expect(schedule.committed(walFrames: threshold + 4) == [], "one copy at a time")
+        #expect(schedule.committed(walFrames: 3 * threshold) == [], "one copy at a time")
+    }
+
+    @Test("after the bulk, the rest is copied on the writer; then the WAL may start over and nothing is copied until it grows again")
+    func restOnWriterThenStartOver() {
+        var schedule = CheckpointSchedule()
+        _ = schedule.committed(walFrames: threshold)
+        _ = schedule.committed(walFrames: threshold + 8)
+        #expect(schedule.copyEnded(at: .beside, walFrames: threshold, copied: threshold) == [.copyRestOnWriter])
+        #expect(schedule.committed(walFrames: threshold + 12) == [], "the rest is queued on the writer")
+        #expect(schedule.copyEnded(at: .writer, walFrames: threshold + 12, copied: threshold + 12) == [])
+        #expect(!schedule.isCopying)
+        // The next write started the WAL over: its own frames are not copied yet.
+        #expect(schedule.committed(walFrames: 4) == [])
+        #expect(schedule.copiedFrames == 0)
+        #expect(schedule.committed(walFrames: threshold - 1) == [])
+        #expect(schedule.committed(walFrames: threshold) == [.copyBeside])
+    }
+
+    @Test("a WAL that could not start over (a reader held the copy back) is copied again only after as many new frames")
+    func heldBack() {
+        var schedule = CheckpointSchedule()
+        _ = schedule.committed(walFrames: threshold)
+        _ = schedule.copyEnded(at: .beside, walFrames: threshold, copied: 600)
+        _ = schedule.copyEnded(at: .writer, walFrames: threshold, copied: 600)
+        #expect(schedule.committed(walFrames: threshold + 8) == [], "not after every commit")
+        #expect(schedule.committed(walFrames: 600 + threshold - 1) == [])
+        #expect(schedule.committed(walFrames: 600 + threshold) == [.copyBeside])
+    }
+
+    @Test("a copy that failed is not followed by the rest, and the next commit past the threshold tries again")
+    func failedCopy() {
+        var schedule = CheckpointSchedule()
+        _ = schedule.committed(walFrames: threshold)
+        #expect(schedule.copyEnded(at: .beside, walFrames: nil, copied: nil) == [])
+        #expect(!schedule.isCopying)
+        #expect(schedule.committed(walFrames: threshold + 4) == [.copyBeside])
+    }
+
+    @Test("a copy's report from before the WAL started over does not count against the new WAL")
+    func staleReport() {
+        var schedule = CheckpointSchedule()
+        _ = schedule.committed(walFrames: threshold)
+        _ = schedule.copyEnded(at: .beside, walFrames: threshold, copied: threshold)
+        _ = schedule.committed(walFrames: 8)  // started over before the rest was copied
+        _ = schedule.copyEnded(at: .writer, walFrames: threshold + 4, copied: threshold + 4)
+        #expect(schedule.copiedFrames == 0)
+        #expect(schedule.committed(walFrames: threshold) == [.copyBeside])
+    }
+
+    @Test("a reader that waited in vain queues a copy, unless one is under way")
+    func readerWaitedInVain() {
+        var schedule = CheckpointSchedule()
+        #expect(schedule.readerWaitedInVain() == [.copyBeside])
+        #expect(schedule.readerWaitedInVain() == [])
+        #expect(schedule.committed(walFrames: threshold) == [])
+    }
+}
