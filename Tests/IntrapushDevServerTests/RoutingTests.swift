@@ -36,9 +36,10 @@ struct RoutingTests {
         #expect(target.query == ["org": "Org 1", "count": "5", "flag": ""])
     }
 
-    @Test("an acknowledgement template with {id} yields the id; without, no id")
+    @Test("an acknowledgement template with {id} yields the id; without, no id, and the text must be the template")
     func acknowledgementTemplates() {
-        #expect(AcknowledgementTemplate("received message").read("anything") == .withoutID)
+        #expect(AcknowledgementTemplate("received message").read("received message") == .withoutID)
+        #expect(AcknowledgementTemplate("received message").read("rdcfivud mdtsage") == .malformed)
         let template = AcknowledgementTemplate("ack {id}!")
         #expect(template.read("ack m-1!") == .withID("m-1"))
         #expect(template.read("ack !") == .withID(""))

@@ -16,6 +16,13 @@ struct MaskingKeySource {
         return WebSocketMaskingKey(buffer[offset..<(offset + 4)])!  // exactly four bytes
     }
 
+    /// The next key as four bytes in network order, without building a `WebSocketMaskingKey`.
+    mutating func nextBytes() -> UInt32 {
+        if offset == buffer.count { refill() }
+        defer { offset += 4 }
+        return buffer.withUnsafeBytes { $0.loadUnaligned(fromByteOffset: offset, as: UInt32.self).bigEndian }
+    }
+
     private mutating func refill() {
         let filled = buffer.withUnsafeMutableBytes { getrandom($0.baseAddress, $0.count, 0) }
         // getrandom does not fail short for requests this size once the pool is initialised;

@@ -98,11 +98,16 @@ extension PushConnectionHandler {
     /// One acknowledgement per push, in arrival order, all in one flush.
     private func acknowledge(_ batch: [Push], committed: CommittedBatch?, context: ChannelHandlerContext) {
         guard context.channel.isActive else { return }
-        for push in batch {
-            if let fixedAcknowledgement {
-                write(.text, data: fixedAcknowledgement, context: context)
-            } else {
-                write(.text, data: ByteBuffer(string: settings.acknowledgement(for: push.messageID)), context: context)
+        if let frameEncoder {
+            // Encoded here into one buffer and handed on past the frame encoder, in one write.
+            var frames = context.channel.allocator.buffer(capacity: batch.count * 32)
+            for push in batch {
+                acknowledgementFrames.append(acknowledgementText(for: push), to: &frames)
+            }
+            frameEncoder.write(NIOAny(frames), promise: nil)
+        } else {
+            for push in batch {
+                write(.text, data: acknowledgementText(for: push), context: context)
             }
         }
         context.flush()
@@ -113,6 +118,10 @@ extension PushConnectionHandler {
             }
         }
         committer.acknowledged(batch.count)
+    }
+
+    private func acknowledgementText(for push: Push) -> ByteBuffer {
+        fixedAcknowledgement ?? ByteBuffer(string: settings.acknowledgement(for: push.messageID))
     }
 
     private func setReading(_ isEnabled: Bool, context: ChannelHandlerContext) {

@@ -41,6 +41,11 @@ final class PushConnectionHandler: ChannelInboundHandler, RemovableChannelHandle
     var livenessTimer: Scheduled<Void>?
     var closeTimer: Scheduled<Void>?
     var maskingKeys = MaskingKeySource()
+    var acknowledgementFrames = MaskedTextFrames()
+    /// The pipeline's frame encoder, where a batch's acknowledgements, already framed, enter the
+    /// pipeline past it; nil where there is none (tests that read frames), and then they go as
+    /// frames through the pipeline.
+    var frameEncoder: ChannelHandlerContext?
     /// Read on every liveness timer wake: a suspend makes the connection suspect.
     var suspendDetector = SuspendDetector()
     /// How deep `perform` is: a commit that finishes while it runs (on this loop, at once) is
@@ -71,6 +76,7 @@ final class PushConnectionHandler: ChannelInboundHandler, RemovableChannelHandle
 
     func handlerAdded(context: ChannelHandlerContext) {
         self.context = context
+        frameEncoder = try? context.pipeline.syncOperations.context(handlerType: WebSocketFrameEncoder.self)
         let now = ContinuousClock.now
         liveness = ConnectionLiveness(
             heartbeatInterval: settings.heartbeatInterval,
@@ -85,6 +91,7 @@ final class PushConnectionHandler: ChannelInboundHandler, RemovableChannelHandle
         cancelTimers()
         perform(machine.channelClosed(), context: context)
         self.context = nil
+        frameEncoder = nil
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {

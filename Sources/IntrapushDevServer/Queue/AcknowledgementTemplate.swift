@@ -2,11 +2,12 @@
 struct AcknowledgementTemplate: Equatable {
     /// What an acknowledgement frame says about the push it acknowledges.
     enum Reading: Equatable {
-        /// The template has no `{id}`: the acknowledgement is matched by position alone.
+        /// The template has no `{id}` and the frame is the template: the acknowledgement is
+        /// matched by position alone.
         case withoutID
         /// The id it carried; empty for a push that had none.
         case withID(String)
-        /// The template has `{id}` but the frame does not have the template's shape.
+        /// The frame is not the template's text (without `{id}`) or shape (with it).
         case malformed
     }
 
@@ -27,7 +28,7 @@ struct AcknowledgementTemplate: Equatable {
     }
 
     func read(_ text: String) -> Reading {
-        guard hasID else { return .withoutID }
+        guard hasID else { return text == prefix ? .withoutID : .malformed }
         guard text.utf8.count >= prefix.utf8.count + suffix.utf8.count,
             text.hasPrefix(prefix), text.hasSuffix(suffix)
         else { return .malformed }
