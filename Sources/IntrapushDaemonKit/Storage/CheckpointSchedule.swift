@@ -7,7 +7,8 @@
 /// each one contending with the commits' syncs for the disk, and the WAL still never started
 /// over. So the bulk is copied beside the writer once per `threshold` frames not yet copied, and
 /// then the writer's own loop copies what came meanwhile, a few frames, between two of its
-/// commits: the next write starts the WAL over, as after SQLite's own automatic checkpoint.
+/// commits: the next write starts the WAL over, as after SQLite's own automatic checkpoint. When
+/// what came meanwhile is a bulk itself (a burst), that is copied beside the writer too.
 struct CheckpointSchedule {
     /// Frames not yet copied that start a copy: SQLite's own automatic checkpoint size.
     static let threshold = 1000
@@ -60,6 +61,7 @@ struct CheckpointSchedule {
             isCopying = false
             return []
         }
-        return [.copyRestOnWriter]
+        // In a burst the commits made meanwhile can be a bulk of their own: not on the writer.
+        return walFrames - copiedFrames >= Self.threshold ? [.copyBeside] : [.copyRestOnWriter]
     }
 }

@@ -31,6 +31,16 @@ struct CheckpointScheduleTests {
         #expect(schedule.committed(walFrames: threshold) == [.copyBeside])
     }
 
+    @Test("when the frames committed meanwhile are a bulk of their own (a burst), they are copied beside the writer too")
+    func burstMeanwhile() {
+        var schedule = CheckpointSchedule()
+        _ = schedule.committed(walFrames: threshold)
+        _ = schedule.committed(walFrames: 2 * threshold + 50)
+        #expect(schedule.copyEnded(at: .beside, walFrames: threshold, copied: threshold) == [.copyBeside])
+        #expect(schedule.isCopying)
+        #expect(schedule.copyEnded(at: .beside, walFrames: 2 * threshold + 50, copied: 2 * threshold + 50) == [.copyRestOnWriter])
+    }
+
     @Test("a WAL that could not start over (a reader held the copy back) is copied again only after as many new frames")
     func heldBack() {
         var schedule = CheckpointSchedule()
