@@ -6,13 +6,16 @@ extension Integration {
     /// Two real devservers as primary and fallback, the real daemon between them.
     @Suite("Failover and failback between two servers")
     struct FailoverTests {
+        /// The daemon's ack_text below: the servers read each acknowledgement's id by it.
+        static let ackText = ["--ack-text", "received message {id}"]
+
         @Test("primary killed mid-burst → the fallback, which sends some of the primary's pushes again (acknowledged, stored once); primary back → failback, make-before-break; every push stored once, none acknowledged before its commit")
         func failoverAndFailback() async throws {
             let directory = try TemporaryDirectory("it")
             let token = makeToken()
             let database = directory.file(DaemonHandle.databaseName)
-            let primary = try await DevServerHandle(directory: directory, token: token, verifyDatabase: database, name: "primary")
-            let fallback = try await DevServerHandle(directory: directory, token: token, verifyDatabase: database, name: "fallback")
+            let primary = try await DevServerHandle(directory: directory, token: token, verifyDatabase: database, extraArguments: Self.ackText, name: "primary")
+            let fallback = try await DevServerHandle(directory: directory, token: token, verifyDatabase: database, extraArguments: Self.ackText, name: "fallback")
             let primaryPort = primary.port
             let daemon = try DaemonHandle(
                 directory: directory, serverPort: primaryPort, token: token,
@@ -58,7 +61,7 @@ extension Integration {
             // or double any of it.
             try await fallback.client.steady(count: 300, rate: 150, size: 100, prefix: "s-")
             let restarted = try await DevServerHandle(
-                directory: directory, token: token, port: primaryPort, verifyDatabase: database, name: "primary2")
+                directory: directory, token: token, port: primaryPort, verifyDatabase: database, extraArguments: Self.ackText, name: "primary2")
             let back = ContinuousClock.now
             try await restarted.waitFor("the failback to the primary", timeout: .seconds(10)) { $0.connectionsOpen == 1 }
             print("failback: primary back → connected to it in \(ContinuousClock.now - back)")
