@@ -5,11 +5,9 @@ import NIOCore
 /// A batch's acknowledgements leave this way as one buffer in one write. Through the frame
 /// encoder each was a frame, a header buffer of its own and two I/O vectors: at one per push,
 /// more of a burst's time than decoding the push itself.
-struct MaskedTextFrames {
-    private var keys = MaskingKeySource()
-
-    /// Appends `payload` as one final text frame, masked with a fresh key.
-    mutating func append(_ payload: ByteBuffer, to buffer: inout ByteBuffer) {
+enum MaskedTextFrames {
+    /// Appends `payload` as one final text frame masked with `key` (four bytes, network order).
+    static func append(_ payload: ByteBuffer, maskedWith key: UInt32, to buffer: inout ByteBuffer) {
         let count = payload.readableBytes
         buffer.writeInteger(UInt8(0x81))  // FIN, text
         switch count {
@@ -22,7 +20,6 @@ struct MaskedTextFrames {
             buffer.writeInteger(UInt8(0x80 | 127))
             buffer.writeInteger(UInt64(count))
         }
-        let key = keys.nextBytes()
         buffer.writeInteger(key)
         payload.withUnsafeReadableBytes { source in
             _ = buffer.writeWithUnsafeMutableBytes(minimumWritableBytes: count) { target in

@@ -11,12 +11,10 @@ struct MaskingKeySource {
     private var offset = 1024
 
     mutating func next() -> WebSocketMaskingKey {
-        if offset == buffer.count { refill() }
-        defer { offset += 4 }
-        return WebSocketMaskingKey(buffer[offset..<(offset + 4)])!  // exactly four bytes
+        withUnsafeBytes(of: nextBytes().bigEndian) { WebSocketMaskingKey($0)! }  // exactly four bytes
     }
 
-    /// The next key as four bytes in network order, without building a `WebSocketMaskingKey`.
+    /// The next key as four bytes in network order.
     mutating func nextBytes() -> UInt32 {
         if offset == buffer.count { refill() }
         defer { offset += 4 }

@@ -97,19 +97,14 @@ extension PushConnectionHandler {
 
     /// One acknowledgement per push, in arrival order, all in one flush.
     private func acknowledge(_ batch: [Push], committed: CommittedBatch?, context: ChannelHandlerContext) {
-        guard context.channel.isActive else { return }
-        if let frameEncoder {
-            // Encoded here into one buffer and handed on past the frame encoder, in one write.
-            var frames = context.channel.allocator.buffer(capacity: batch.count * 32)
-            for push in batch {
-                acknowledgementFrames.append(acknowledgementText(for: push), to: &frames)
-            }
-            frameEncoder.write(NIOAny(frames), promise: nil)
-        } else {
-            for push in batch {
-                write(.text, data: acknowledgementText(for: push), context: context)
-            }
+        guard context.channel.isActive, let frameEncoder else { return }
+        // Framed here into one buffer and handed on past the frame encoder, in one write.
+        var frames = context.channel.allocator.buffer(capacity: batch.count * 32)
+        for push in batch {
+            let text = fixedAcknowledgement ?? ByteBuffer(string: settings.acknowledgement(for: push.messageID))
+            MaskedTextFrames.append(text, maskedWith: maskingKeys.nextBytes(), to: &frames)
         }
+        frameEncoder.write(NIOAny(frames), promise: nil)
         context.flush()
         if let metrics {
             let now = NIODeadline.now().uptimeNanoseconds
@@ -118,10 +113,6 @@ extension PushConnectionHandler {
             }
         }
         committer.acknowledged(batch.count)
-    }
-
-    private func acknowledgementText(for push: Push) -> ByteBuffer {
-        fixedAcknowledgement ?? ByteBuffer(string: settings.acknowledgement(for: push.messageID))
     }
 
     private func setReading(_ isEnabled: Bool, context: ChannelHandlerContext) {

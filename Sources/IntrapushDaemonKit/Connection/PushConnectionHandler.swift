@@ -41,10 +41,8 @@ final class PushConnectionHandler: ChannelInboundHandler, RemovableChannelHandle
     var livenessTimer: Scheduled<Void>?
     var closeTimer: Scheduled<Void>?
     var maskingKeys = MaskingKeySource()
-    var acknowledgementFrames = MaskedTextFrames()
-    /// The pipeline's frame encoder, where a batch's acknowledgements, already framed, enter the
-    /// pipeline past it; nil where there is none (tests that read frames), and then they go as
-    /// frames through the pipeline.
+    /// The pipeline's frame encoder: a batch's acknowledgements, already framed, enter the
+    /// pipeline past it.
     var frameEncoder: ChannelHandlerContext?
     /// Read on every liveness timer wake: a suspend makes the connection suspect.
     var suspendDetector = SuspendDetector()
@@ -76,7 +74,11 @@ final class PushConnectionHandler: ChannelInboundHandler, RemovableChannelHandle
 
     func handlerAdded(context: ChannelHandlerContext) {
         self.context = context
-        frameEncoder = try? context.pipeline.syncOperations.context(handlerType: WebSocketFrameEncoder.self)
+        do {
+            frameEncoder = try context.pipeline.syncOperations.context(handlerType: WebSocketFrameEncoder.self)
+        } catch {
+            preconditionFailure("a push connection's pipeline has a WebSocket frame encoder before its handler")
+        }
         let now = ContinuousClock.now
         liveness = ConnectionLiveness(
             heartbeatInterval: settings.heartbeatInterval,

@@ -37,15 +37,15 @@ struct HostileFrameTests {
             },
             logger: Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() }))
         try channel.pipeline.syncOperations.addHandlers(
-            WebSocketDialer.makeFrameAggregator(maxMessageSize: settings.maxMessageSize), handler)
+            WebSocketFrameEncoder(), WebSocketDialer.makeFrameAggregator(maxMessageSize: settings.maxMessageSize), handler)
         try channel.connect(to: SocketAddress(ipAddress: "127.0.0.1", port: 9)).wait()
     }
 
     func closeCodes() throws -> [UInt16] {
         var codes: [UInt16] = []
-        while let frame = try channel.readOutbound(as: WebSocketFrame.self) {
+        for frame in try channel.writtenFrames() {
             guard frame.opcode == .connectionClose else { continue }
-            var data = frame.data
+            var data = frame.unmaskedData
             codes.append(data.readInteger(as: UInt16.self) ?? 0)
         }
         return codes

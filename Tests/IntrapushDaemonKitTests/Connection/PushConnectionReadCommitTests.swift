@@ -39,7 +39,7 @@ struct PushConnectionReadCommitTests {
             committer: committer, events: ConnectionEventSink { _ in },
             logger: Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() }),
             machine: .init(pauseReadingAbove: 2, resumeReadingBelow: 1, maximumBatchSize: 2))
-        try channel.pipeline.syncOperations.addHandlers(reads, handler)
+        try channel.pipeline.syncOperations.addHandlers(reads, WebSocketFrameEncoder(), handler)
         try channel.connect(to: SocketAddress(ipAddress: "127.0.0.1", port: 9)).wait()
     }
 
@@ -53,8 +53,8 @@ struct PushConnectionReadCommitTests {
 
     func written() throws -> [String] {
         var texts: [String] = []
-        while let frame = try channel.readOutbound(as: WebSocketFrame.self) {
-            var data = frame.data
+        for frame in try channel.writtenFrames() {
+            var data = frame.unmaskedData
             texts.append(data.readString(length: data.readableBytes) ?? "")
         }
         return texts
@@ -81,8 +81,7 @@ struct PushConnectionReadCommitTests {
         read("a")
         channel.pipeline.fireUserInboundEventTriggered(CloseRequested(reason: .shuttingDown))
         #expect(committer.batches == [["a"]])
-        var frames: [WebSocketFrame] = []
-        while let frame = try channel.readOutbound(as: WebSocketFrame.self) { frames.append(frame) }
+        let frames = try channel.writtenFrames()
         #expect(frames.map(\.opcode) == [.text, .connectionClose])
     }
 }
