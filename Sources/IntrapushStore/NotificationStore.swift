@@ -1,6 +1,14 @@
 import CLinux
 import CSQLite
 
+/// Who makes a batch's commit durable.
+package enum WALSync: Sendable {
+    /// SQLite, inside the commit (`synchronous=FULL`).
+    case inCommit
+    /// The caller, by `NotificationStore.walFile`'s `sync()`, after the commit returned.
+    case byCaller
+}
+
 /// The daemon's durable store of pushes: one SQLite file in WAL mode with `synchronous=FULL`.
 ///
 /// `@unchecked Sendable` so that it can be handed to the thread that owns it; it is NOT safe to use
@@ -18,6 +26,8 @@ package final class NotificationStore: @unchecked Sendable {
     var retentionPruner: RetentionPruner?
     /// The outbox's statements, prepared on first use.
     package private(set) lazy var outbox = OutboxTable(connection: connection)
+    /// The write-ahead log, for the sync of a batch committed with `.byCaller`.
+    package let walFile: WALFile
 
     static let insertSQL = """
         INSERT INTO notifications (message_id, received_at, payload, title, body, priority, link, recipients)
@@ -35,6 +45,7 @@ package final class NotificationStore: @unchecked Sendable {
         connection = try SQLiteConnection(path: path, mode: .readWriteCreate, busyTimeout: busyTimeout)
         try NotificationStore.configure(connection)
         try Schema.migrator.migrate(connection)
+        walFile = try WALFile(databasePath: connection.path)
         insertNotification = try connection.prepare(NotificationStore.insertSQL, persistent: true)
         upsertLiveState = try connection.prepare(LiveState.upsertSQL, persistent: true)
         selectLiveState = try connection.prepare(LiveState.selectSQL, persistent: true)
@@ -58,13 +69,30 @@ package final class NotificationStore: @unchecked Sendable {
     ///
     /// `makeLiveState` runs inside the transaction, before the commit: if the commit then fails,
     /// nothing is stored even though it ran.
+    ///
+    /// With `.byCaller`, SQLite commits without its sync: the batch is durable only once the
+    /// caller's `walFile.sync()` returns, and must not be acknowledged before. Every other write
+    /// keeps SQLite's own sync.
     package func store(
         _ pushes: [Push],
+        syncing sync: WALSync = .inCommit,
         liveState makeLiveState: (_ outcomes: [StoreOutcome]) throws -> LiveState?
     ) throws -> [StoreOutcome] {
         guard !pushes.isEmpty else {
             if let liveState = try makeLiveState([]) { try writeLiveState(liveState) }
             return []
+        }
+        guard sync == .inCommit else {
+            try connection.execute("PRAGMA synchronous = OFF")
+            let outcomes: [StoreOutcome]
+            do {
+                outcomes = try store(pushes, syncing: .inCommit, liveState: makeLiveState)
+            } catch {
+                try connection.execute("PRAGMA synchronous = FULL")
+                throw error
+            }
+            try connection.execute("PRAGMA synchronous = FULL")
+            return outcomes
         }
         return try connection.transaction {
             var outcomes: [StoreOutcome] = []

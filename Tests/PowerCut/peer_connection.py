@@ -15,8 +15,12 @@ class PeerConnection:
         self.open = True
 
     def send(self, opcode, payload):
+        self.send_all([(opcode, payload)])
+
+    def send_all(self, frames):
+        """(opcode, payload) pairs in one write: a burst the daemon reads at once."""
         with self.send_lock:
-            self.sock.sendall(frame(opcode, payload))
+            self.sock.sendall(b"".join(frame(opcode, payload) for opcode, payload in frames))
 
     def upgrade(self):
         """Reads the upgrade request and answers it; False when the daemon went first."""

@@ -15,9 +15,14 @@ the CLI in flight are SIGKILLed, and the same backing is mounted again: the rebo
   message still queued or sent, every send that exited 0 has reached the server by then, and a
   new push is acknowledged; SIGTERM stops it with 0.
 Strict rounds (cutfs --strict) make a name durable only once its directory is fsynced.
+Burst rounds (--burst-rounds, strict, after the others) have no sender: the server sends one
+burst of BURST pushes at once, and the power goes as soon as half of them are acknowledged,
+while the daemon still commits the rest. Its batches are then large enough to be synced beside
+its push loop, not inside their commits, and no other write syncs them meanwhile: this checks
+that each is synced before its acknowledgements go.
 
     powercut.py [--rounds 30] [--strict-rounds 10] [--seed S] [--no-first-second] [--keep]
-                [--binaries .build/release]
+                [--burst-rounds 2] [--binaries .build/release]
 
 Run as root with Debian's /usr/bin/python3 (python3-fusepy). Exit 1 on any loss, a database
 that is not intact, a failed restart or an outbox message that never reached the server; the
@@ -38,6 +43,7 @@ from push_server import ACK_TEXT, UPSTREAM_ACK, PushServer
 from sender import Sender
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
+BURST = 4000
 CONFIG = """host = "127.0.0.1:{port}"
 org = "acme"
 token = "powercut-token"
@@ -71,7 +77,7 @@ def inspect(database):
         db.close()
 
 
-def one_round(number, seed, strict, first_second, options, workdir):
+def one_round(number, seed, strict, first_second, options, workdir, burst=False):
     rng = random.Random(seed)
     torn = rng.random() < 0.5
     delay = rng.uniform(0.0, 1.0) if first_second else rng.uniform(0.5, 2.5)
@@ -79,14 +85,14 @@ def one_round(number, seed, strict, first_second, options, workdir):
     backing, mountpoint, commands = (os.path.join(root, name) for name in ("backing", "mnt", "ctl"))
     database = os.path.join(mountpoint, "state", "notifications.sqlite3")
     os.makedirs(backing)  # the daemon creates `state` in it
-    server = PushServer(number)
+    server = PushServer(number, one_burst=BURST if burst else 0)
     config = os.path.join(root, "intrapush.conf")
     with open(config, "w") as file:
         file.write(CONFIG.format(port=server.port, database=database, ack=ACK_TEXT,
                                  upstream_ack=UPSTREAM_ACK))
     environment = daemon_environment(root, os.environ)
     daemon_binary = os.path.join(options.binaries, "intrapushd")
-    r = dict(number=number, seed=seed, strict=strict, torn=torn, first_second=first_second,
+    r = dict(number=number, seed=seed, strict=strict, torn=torn, first_second=first_second, burst=burst,
              delay=delay, acked=0, lost=0, verdict="not checked", intact=False, sends=0, sends_lost=0,
              waiting=0, delivered=False, restarted=False, problems=[], stats="")
     started = time.monotonic()
@@ -99,7 +105,10 @@ def one_round(number, seed, strict, first_second, options, workdir):
             sender = Sender(os.path.join(options.binaries, "intrapush"), config, environment,
                             number, sends_log)
             try:
-                if first_second:
+                if burst:
+                    wait_for("half the burst acknowledged", lambda: daemon.poll() is not None
+                             or len(server.acked_ids()) >= BURST // 2, timeout=30)
+                elif first_second:
                     sender.start()
                     time.sleep(max(0.0, launched + delay - time.monotonic()))
                 else:
@@ -169,7 +178,8 @@ def one_round(number, seed, strict, first_second, options, workdir):
 
 def describe(r):
     kind = ("strict" if r["strict"] else "plain ") + (" torn" if r["torn"] else " cut ")
-    when = f"{'first-second ' if r['first_second'] else ''}after {r['delay']:.2f}s"
+    when = ("burst, half of it acknowledged" if r["burst"]
+            else f"{'first-second ' if r['first_second'] else ''}after {r['delay']:.2f}s")
     failures = ",".join(f"{code}:{count}" for code, count in sorted(r.get("send_failures", {}).items(), key=str))
     line = (f"round {r['number']} seed={r['seed']} {kind} {when}: acked={r['acked']} "
             f"lost={r['lost']} integrity={r['verdict']!r} sends={r['sends']} "
@@ -191,6 +201,8 @@ def main():
     parser.add_argument("--seed", type=int, default=None, help="round i uses seed+i")
     parser.add_argument("--no-first-second", dest="first_second", action="store_false",
                         help="no strict round cuts within 1 s of the daemon's start")
+    parser.add_argument("--burst-rounds", type=int, default=2,
+                        help="strict rounds after the others: one burst, cut once half acknowledged")
     parser.add_argument("--keep", action="store_true", help="keep every round's directory")
     parser.add_argument("--binaries", default=os.path.join(ROOT, ".build", "release"))
     options = parser.parse_args()
@@ -205,6 +217,12 @@ def main():
     for i in range(rounds):
         first = options.first_second and i in strict and strict.index(i) % 2 == 0
         r = one_round(i + 1, seed + i, i in strict, first, options, workdir)
+        results.append(r)
+        print(describe(r), flush=True)
+        if r["passed"] and not options.keep:
+            remove_round(workdir, i + 1)
+    for i in range(rounds, rounds + options.burst_rounds):
+        r = one_round(i + 1, seed + i, True, False, options, workdir, burst=True)
         results.append(r)
         print(describe(r), flush=True)
         if r["passed"] and not options.keep:

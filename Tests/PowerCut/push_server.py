@@ -2,7 +2,11 @@
 socket, that streams pushes to every daemon that connects and writes down what comes back.
 
 - Pushes: `{"id":"p-<round>-<n>","title":"T<n>","body":"…"}`, one every 1–2 ms, at most WINDOW
-  of them unacknowledged (so that a slow daemon is not buried), numbered across connections.
+  of them unacknowledged (so that a slow daemon is not buried), numbered across connections;
+  now and then a burst fills the window at once, so that the daemon commits batches large enough
+  to be synced beside its push loop (StoreWorker.syncBesideFrom) as well as single pushes. With
+  `one_burst`, each connection gets one burst of that many pushes at once, past the window, and
+  nothing more (the burst rounds of powercut.py).
 - The daemon's acknowledgements (`ack_text = "received message {id}"`): the ids in `acked`.
 - Messages from the outbox (`intrapush send`, JSON objects): their ids in `received`, with the
   connection they came on; each is acknowledged with UPSTREAM_ACK (the daemon's
@@ -21,6 +25,7 @@ from peer_connection import PeerConnection
 ACK_TEXT = "received message {id}"
 UPSTREAM_ACK = "delivered {id}"  # not ACK_TEXT: the two directions stay apart in the logs
 WINDOW = 128
+BURST_CHANCE = 0.01  # per 1–2 ms: a burst every 150 ms or so
 BODY = "power cut " * 10
 
 
@@ -45,16 +50,18 @@ class Connection(PeerConnection):
     def push(self):
         server, rng = self.server, random.Random(self.number)
         while self.open and server.pushing:
+            burst = rng.random() < BURST_CHANCE
             with server.lock:
-                room = self.sent - self.acks < WINDOW
-                if room:
-                    server.pushed += 1
-                    number = server.pushed
-                    self.sent += 1
-            if room:
-                text = json.dumps({"id": f"p-{server.round}-{number}", "title": f"T{number}",
-                                   "body": BODY})
-                self.send(1, text.encode())
+                count = max(0, WINDOW - (self.sent - self.acks))
+                count = server.one_burst or (count if burst else min(count, 1))
+                first = server.pushed + 1
+                server.pushed += count
+                self.sent += count
+            if count:
+                self.send_all([(1, json.dumps({"id": f"p-{server.round}-{number}", "title": f"T{number}",
+                                               "body": BODY}).encode()) for number in range(first, first + count)])
+            if server.one_burst:
+                return
             time.sleep(rng.uniform(0.001, 0.002))
 
     def serve(self):
@@ -81,8 +88,9 @@ class Connection(PeerConnection):
 class PushServer:
     """One per round (`round` names its pushes); `port` is where the daemon connects."""
 
-    def __init__(self, round_number):
+    def __init__(self, round_number, one_burst=0):
         self.round = round_number
+        self.one_burst = one_burst  # if > 0: each connection gets one burst of that many, then none
         self.lock = threading.Lock()
         self.acked = set()      # push ids the daemon acknowledged
         self.received = []      # (connection number, message id) of outbox messages

@@ -9,6 +9,8 @@ enum ThreadName: String {
     case api = "intrapush-api"
     case query = "intrapush-query"
     case checkpoint = "intrapush-ckpt"
+    /// Where a burst's batch is synced while the push loop reads on.
+    case walSync = "intrapush-sync"
 
     /// Names the calling thread.
     func apply() {

@@ -1,5 +1,6 @@
 import NIOConcurrencyHelpers
 import NIOCore
+import NIOPosix
 
 /// Where every write to the database runs: the push connection's event loop, so that a push is
 /// committed on the thread that read it and acknowledged with no hop (SQLite has one writer; the
@@ -72,13 +73,32 @@ final class StoreExecutor: Sendable {
         }
     }
 
+    /// Runs `body` on `thread` while the loop goes on (a committed batch's sync), counted as the
+    /// store's work so that a sync that hangs is reported; its result completes on the loop.
+    /// One at a time: the push connection has one commit in flight.
+    func runBeside<T: Sendable>(on thread: NIOThreadPool, _ body: @escaping @Sendable () throws -> T) -> EventLoopFuture<T> {
+        let observer = progress.withLockedValue { progress -> (@Sendable () -> Void)? in
+            let wasIdle = progress.store.isIdle
+            progress.store.syncBesideStarted(at: .now)
+            return wasIdle ? progress.becameBusy : nil
+        }
+        observer?()
+        let promise = eventLoop.makePromise(of: T.self)
+        thread.submit { state in
+            defer { self.progress.withLockedValue { $0.store.syncBesideFinished(at: .now) } }
+            guard case .active = state else { return promise.fail(Stopped()) }
+            promise.completeWith(Result { try body() })
+        }
+        return promise.futureResult
+    }
+
     /// How long work has waited or run without any of it finishing; nil when none waits.
     var stalledFor: Duration? {
         progress.withLockedValue { $0.store.stalledFor(at: .now) }
     }
 
     /// Nothing is queued or running.
-    var isIdle: Bool { progress.withLockedValue { $0.store.pending == 0 } }
+    var isIdle: Bool { progress.withLockedValue { $0.store.isIdle } }
 
     /// What is queued runs with `isActive` false, and nothing runs after; waits for that.
     func stop() async {
@@ -90,7 +110,7 @@ final class StoreExecutor: Sendable {
     private func started() -> Bool {
         let (isStopping, observer) = progress.withLockedValue { progress -> (Bool, (@Sendable () -> Void)?) in
             if progress.isStopping { return (true, nil) }
-            let wasIdle = progress.store.pending == 0
+            let wasIdle = progress.store.isIdle
             progress.store.submitted(at: .now)
             return (false, wasIdle ? progress.becameBusy : nil)
         }

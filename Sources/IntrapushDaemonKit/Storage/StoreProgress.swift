@@ -6,6 +6,9 @@ struct StoreProgress {
     private(set) var pending = 0
     /// The last time a task finished, or work arrived at an idle writer.
     private(set) var lastProgressAt: ContinuousClock.Instant
+    /// Since when a committed batch's sync has run beside the writer: a sync that hangs is a
+    /// stall however much of the writer's own work finishes meanwhile.
+    private(set) var syncBesideSince: ContinuousClock.Instant?
 
     init(at now: ContinuousClock.Instant) {
         lastProgressAt = now
@@ -22,8 +25,22 @@ struct StoreProgress {
         lastProgressAt = now
     }
 
-    /// How long work has waited without any of it finishing; nil when nothing waits.
+    mutating func syncBesideStarted(at now: ContinuousClock.Instant) {
+        syncBesideSince = now
+    }
+
+    mutating func syncBesideFinished(at now: ContinuousClock.Instant) {
+        syncBesideSince = nil
+        lastProgressAt = now
+    }
+
+    var isIdle: Bool { pending == 0 && syncBesideSince == nil }
+
+    /// How long work has waited without any of it finishing, or the sync beside has run,
+    /// whichever is longer; nil when nothing waits.
     func stalledFor(at now: ContinuousClock.Instant) -> Duration? {
-        pending > 0 ? now - lastProgressAt : nil
+        let waited = pending > 0 ? now - lastProgressAt : nil
+        guard let syncBesideSince else { return waited }
+        return max(waited ?? .zero, now - syncBesideSince)
     }
 }

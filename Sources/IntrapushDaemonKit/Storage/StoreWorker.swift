@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import IntrapushStore
 import IntrapushSupport
 import Logging
@@ -15,6 +18,8 @@ final class StoreWorker: PushCommitter, Sendable {
     let executor: StoreExecutor
     let store: NotificationStore
     private let checkpointer: Checkpointer?
+    /// Where a burst's batches are synced (`syncBesideFrom`).
+    private let walSyncThread: NIOThreadPool
     let liveState: NIOLockedValueBox<LiveState>
     /// Asks `RetentionService` for a pass; requests made while one waits count once.
     let pruneRequests = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
@@ -29,18 +34,25 @@ final class StoreWorker: PushCommitter, Sendable {
     private let liveStateWrites = NIOLockedValueBox(LiveStateWriteSchedule())
     /// The clock of `liveStateWrites` (tests hold it still).
     private let now: @Sendable () -> NIODeadline
+    /// Makes a batch committed with `.byCaller` durable (tests hold it back).
+    private let syncWAL: @Sendable (WALFile) throws -> Void
 
     init(
         store: NotificationStore, initialState: LiveState, eventLoop: any EventLoop, logger: Logger,
-        now: @escaping @Sendable () -> NIODeadline = { .now() }
+        now: @escaping @Sendable () -> NIODeadline = { .now() },
+        syncWAL: @escaping @Sendable (WALFile) throws -> Void = { try $0.sync() }
     ) {
         self.store = store
         self.now = now
+        self.syncWAL = syncWAL
         self.logger = logger
         self.liveState = NIOLockedValueBox(initialState)
         self.receivedAtLastRelease = NIOLockedValueBox(initialState.receivedTotal)
         let executor = StoreExecutor(eventLoop: eventLoop)
         self.executor = executor
+        walSyncThread = NIOThreadPool(numberOfThreads: 1)
+        walSyncThread.start()
+        walSyncThread.submit { _ in ThreadName.walSync.apply() }
         do {
             let checkpointer = try Checkpointer(store: store, writer: executor)
             // Before the first commit, so the connection is not yet in use on the writing loop.
@@ -58,23 +70,60 @@ final class StoreWorker: PushCommitter, Sendable {
         checkpointer?.waitForHeldBackCheckpoint(atMost: seconds)
     }
 
+    /// A batch of at least this many pushes (a burst's) is synced on `walSyncThread` while the
+    /// push loop reads the next frames; a smaller one is synced inside its commit, where the hop
+    /// to that thread and back would cost more than the reading it lets overlap.
+    static let syncBesideFrom = 64
+
     /// On the writing loop itself (the push connection's), the batch is committed now and the
-    /// future comes back completed: no hop to another thread and back.
+    /// future comes back completed: no hop to another thread and back. A burst's batch is
+    /// written now and synced beside (`syncBesideFrom`); its future completes once it is durable.
     func commit(_ pushes: [Push], on eventLoop: any EventLoop) -> EventLoopFuture<CommittedBatch> {
         guard executor.eventLoop.inEventLoop else {
-            return executor.runIfActive(eventLoop: eventLoop) { try self.commitNow(pushes) }
+            return executor.runIfActive(eventLoop: eventLoop) { try self.finish(self.write(pushes, syncing: .inCommit)) }
         }
-        return eventLoop.makeCompletedFuture(Result { try executor.runNow { try commitNow(pushes) } })
+        guard pushes.count >= Self.syncBesideFrom else {
+            return eventLoop.makeCompletedFuture(Result { try executor.runNow { try finish(write(pushes, syncing: .inCommit)) } })
+        }
+        let written: WrittenBatch
+        do {
+            written = try executor.runNow { try write(pushes, syncing: .byCaller) }
+        } catch {
+            return eventLoop.makeFailedFuture(error)
+        }
+        let walFile = store.walFile
+        let logger = logger
+        let syncWAL = syncWAL
+        return executor.runBeside(on: walSyncThread) {
+            do { try syncWAL(walFile) } catch {
+                // The disk may have dropped what SQLite already shows as committed: going on would
+                // acknowledge a redelivered push as a duplicate of a row that is not on disk.
+                logger.critical(
+                    "the disk failed to store committed pushes; stopping, so that the daemon starts again from what is on disk",
+                    metadata: ["error": "\(error)"])
+                exit(Self.exitWhenSyncFailed)
+            }
+        }.map { self.finish(written) }
     }
 
-    private func commitNow(_ pushes: [Push]) throws -> CommittedBatch {
+    /// EX_IOERR: the unit restarts the daemon, and SQLite reads back what reached the disk.
+    static let exitWhenSyncFailed: Int32 = 74
+
+    /// A batch committed, not yet told to anyone.
+    struct WrittenBatch: Sendable {
+        var outcomes: [StoreOutcome]
+        var counts: BatchCounts?
+        var startedAtUptimeNanoseconds: UInt64
+    }
+
+    private func write(_ pushes: [Push], syncing sync: WALSync) throws -> WrittenBatch {
         let liveState = self.liveState
         let started = NIODeadline.now().uptimeNanoseconds
         var counts: BatchCounts?
         let liveStateWrite = liveStateWrites.withLockedValue { $0.commitStarting(at: now()) }
-        let outcomes = try store.store(pushes) { outcomes in
+        let outcomes = try store.store(pushes, syncing: sync) { outcomes in
             // Written in the batch's transaction from a copy; the shared state takes the same
-            // counts only once the commit succeeded (a throw never gets past `store`).
+            // counts only once the batch is durable (a throw never gets past `store`).
             let batch = BatchCounts(pushes: pushes, outcomes: outcomes, at: WallClock.nowMilliseconds())
             counts = batch
             guard liveStateWrite == .writeInCommit else { return nil }
@@ -87,7 +136,12 @@ final class StoreWorker: PushCommitter, Sendable {
                 self.writeLiveState(wasScheduled: true)
             }
         }
-        if let counts {
+        return WrittenBatch(outcomes: outcomes, counts: counts, startedAtUptimeNanoseconds: started)
+    }
+
+    /// The batch is durable: counted, and its news queued for the observers.
+    private func finish(_ written: WrittenBatch) -> CommittedBatch {
+        if let counts = written.counts {
             liveState.withLockedValue { $0.record(counts) }
             // After the acknowledgements: the caller writes them before the loop runs this.
             executor.eventLoop.execute {
@@ -95,7 +149,8 @@ final class StoreWorker: PushCommitter, Sendable {
             }
         }
         return CommittedBatch(
-            outcomes: outcomes, startedAtUptimeNanoseconds: started, finishedAtUptimeNanoseconds: NIODeadline.now().uptimeNanoseconds)
+            outcomes: written.outcomes, startedAtUptimeNanoseconds: written.startedAtUptimeNanoseconds,
+            finishedAtUptimeNanoseconds: NIODeadline.now().uptimeNanoseconds)
     }
 
     func acknowledged(_ count: Int) {
@@ -182,14 +237,16 @@ final class StoreWorker: PushCommitter, Sendable {
     /// database, read without waking the writing loop.
     var stalledFor: Duration? { executor.stalledFor }
 
+    /// After the push connection: a batch whose sync is under way is still acknowledged.
     func shutdown() async {
         await executor.stop()
+        try? await walSyncThread.shutdownGracefully()
         await checkpointer?.shutdown()
     }
 }
 
 /// What one committed batch adds to the live state's counters, counted once.
-struct BatchCounts {
+struct BatchCounts: Sendable {
     var received: Int64
     var stored: Int64 = 0
     var duplicates: Int64 = 0

@@ -107,6 +107,44 @@ struct StoreWorkerTests {
         try await shutdown()
     }
 
+    @Test("a burst's batch is written on the loop at once and done only once its sync beside returns; a sync that hangs is a stall though the loop's own work finishes")
+    func burstSyncedBeside() async throws {
+        let release = ConditionLock(value: false)
+        let worker = StoreWorker(
+            store: try NotificationStore(path: directory.file("beside")), initialState: LiveState(state: .connected, updatedAt: 0),
+            eventLoop: loops.next(), logger: Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() }),
+            syncWAL: { file in
+                release.lock(whenValue: true)
+                release.unlock()
+                try file.sync()
+            })
+        let loop = worker.executor.eventLoop
+        let pushes = (0..<StoreWorker.syncBesideFrom).map { index in Push.text(#"{"id":"b\#(index)"}"#, id: "b\(index)") }
+        let isDone = NIOLockedValueBox(false)
+        let committed = try await loop.submit {
+            let future = worker.commit(pushes, on: loop)
+            future.whenComplete { _ in isDone.withLockedValue { $0 = true } }
+            return future
+        }.get()
+        let reader = try SQLiteConnection(path: directory.file("beside"), mode: .readOnly)
+        #expect(try reader.integer("SELECT count(*) FROM notifications") == Int64(pushes.count), "written at once")
+        try await loop.submit {}.get()  // the loop's own work goes on and finishes meanwhile
+        try await eventually("the held sync to count as stalled") {
+            (worker.stalledFor ?? .zero) >= StoreWorker.stallReportedAfter
+        }
+        #expect(!isDone.withLockedValue { $0 }, "not done before its sync")
+        #expect(worker.currentLiveState.receivedTotal == 0, "not counted before its sync")
+        #expect(!worker.executor.isIdle)
+        release.lock()
+        release.unlock(withValue: true)
+        #expect(try await committed.get().outcomes.count == pushes.count)
+        #expect(worker.currentLiveState.receivedTotal == Int64(pushes.count))
+        try await eventually("the writer to be idle") { worker.executor.isIdle }
+        #expect(worker.stalledFor == nil)
+        await worker.shutdown()
+        try await shutdown()
+    }
+
     @Test("once stopped nothing more is written: queued work is told so, and a commit fails")
     func stopped() async throws {
         await worker.shutdown()
