@@ -8,7 +8,9 @@
 /// over. So the bulk is copied beside the writer once per `threshold` frames not yet copied, and
 /// then the writer's own loop copies what came meanwhile, a few frames, between two of its
 /// commits: the next write starts the WAL over, as after SQLite's own automatic checkpoint. When
-/// what came meanwhile is a bulk itself (a burst), that is copied beside the writer too.
+/// what came meanwhile is a bulk itself, that is copied beside the writer too; and while the
+/// writer commits a burst, the rest waits for the next bulk: the loop has no time to spare
+/// between two commits, and the copy's two syncs would stall it.
 struct CheckpointSchedule {
     /// Frames not yet copied that start a copy: SQLite's own automatic checkpoint size.
     static let threshold = 1000
@@ -32,6 +34,14 @@ struct CheckpointSchedule {
     private(set) var copiedFrames = 0
     /// A copy is queued or running, on either thread: none other starts.
     private(set) var isCopying = false
+    /// The writer's last batch was a burst's (`StoreWorker.syncBesideFrom`).
+    private(set) var writerIsInBurst = false
+
+    /// The writer began a batch, a burst's or not.
+    mutating func writerBegan(burstBatch: Bool) -> [Action] {
+        writerIsInBurst = burstBatch
+        return []
+    }
 
     /// A commit ended and the WAL is `frames` long (a shorter WAL than before has started over).
     mutating func committed(walFrames frames: Int) -> [Action] {
@@ -62,6 +72,11 @@ struct CheckpointSchedule {
             return []
         }
         // In a burst the commits made meanwhile can be a bulk of their own: not on the writer.
-        return walFrames - copiedFrames >= Self.threshold ? [.copyBeside] : [.copyRestOnWriter]
+        if walFrames - copiedFrames >= Self.threshold { return [.copyBeside] }
+        guard !writerIsInBurst else {
+            isCopying = false  // the rest goes with the next bulk, beside the writer
+            return []
+        }
+        return [.copyRestOnWriter]
     }
 }

@@ -39,6 +39,11 @@ final class Checkpointer: Sendable {
     /// Copies run so far, on either thread (for tests and statistics).
     var checkpointsCompleted: Int { completed.withLockedValue { $0 } }
 
+    /// Called on the writer's loop before each batch is written.
+    func writerBegan(burstBatch: Bool) {
+        perform(schedule.withLockedValue { $0.writerBegan(burstBatch: burstBatch) })
+    }
+
     /// Called on the writer's loop after each commit with the WAL's length.
     func committed(walPages pages: Int) {
         perform(schedule.withLockedValue { $0.committed(walFrames: pages) })

@@ -121,6 +121,7 @@ final class StoreWorker: PushCommitter, Sendable {
         let started = NIODeadline.now().uptimeNanoseconds
         var counts: BatchCounts?
         let liveStateWrite = liveStateWrites.withLockedValue { $0.commitStarting(at: now()) }
+        checkpointer?.writerBegan(burstBatch: sync == .byCaller)
         let outcomes = try store.store(pushes, syncing: sync) { outcomes in
             // Written in the batch's transaction from a copy; the shared state takes the same
             // counts only once the batch is durable (a throw never gets past `store`).

@@ -41,6 +41,21 @@ struct CheckpointScheduleTests {
         #expect(schedule.copyEnded(at: .beside, walFrames: 2 * threshold + 50, copied: 2 * threshold + 50) == [.copyRestOnWriter])
     }
 
+    @Test("while the writer commits a burst the rest is not copied on it: it goes beside with the next bulk; after the burst the rest is the writer's again")
+    func noRestOnWriterInBurst() {
+        var schedule = CheckpointSchedule()
+        #expect(schedule.writerBegan(burstBatch: true) == [])
+        _ = schedule.committed(walFrames: threshold)
+        _ = schedule.committed(walFrames: threshold + 300)
+        #expect(schedule.copyEnded(at: .beside, walFrames: threshold, copied: threshold) == [])
+        #expect(!schedule.isCopying)
+        #expect(schedule.committed(walFrames: 2 * threshold - 1) == [], "the rest waits for a bulk")
+        #expect(schedule.committed(walFrames: 2 * threshold) == [.copyBeside])
+        _ = schedule.writerBegan(burstBatch: false)
+        _ = schedule.committed(walFrames: 2 * threshold + 3)
+        #expect(schedule.copyEnded(at: .beside, walFrames: 2 * threshold, copied: 2 * threshold) == [.copyRestOnWriter])
+    }
+
     @Test("a WAL that could not start over (a reader held the copy back) is copied again only after as many new frames")
     func heldBack() {
         var schedule = CheckpointSchedule()
