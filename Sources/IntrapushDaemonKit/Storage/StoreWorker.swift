@@ -100,7 +100,7 @@ final class StoreWorker: PushCommitter, Sendable {
                 // acknowledge a redelivered push as a duplicate of a row that is not on disk.
                 logger.critical(
                     "the disk failed to store committed pushes; stopping, so that the daemon starts again from what is on disk",
-                    metadata: ["error": "\(error)"])
+                    metadata: .event(.syncFailed, ["error": "\(error)"]))
                 exit(Self.exitWhenSyncFailed)
             }
         }.map { self.finish(written) }

@@ -13,6 +13,7 @@ enum JournalEvent: String, CaseIterable, Sendable {
     case failback
     case commitFailed = "commit_failed"
     case commitStalled = "commit_stalled"
+    case syncFailed = "sync_failed"
     case reloadRejected = "reload_rejected"
     case outboxGivenUp = "outbox_given_up"
 
@@ -27,6 +28,7 @@ enum JournalEvent: String, CaseIterable, Sendable {
         case .failback: "45b014b7e4104cab8111eab030b65324"
         case .commitFailed: "2899c2fad3d64794970a6319486716f9"
         case .commitStalled: "22f575aeac4842909371c02112f3d4b3"
+        case .syncFailed: "360ca4050a2642138711d07c47e02f01"
         case .reloadRejected: "12aca4b8152a43f2bef19a68fdf4af2a"
         case .outboxGivenUp: "e8f1a51db3f54d738299d9e7f5c63118"
         }
