@@ -154,18 +154,21 @@ extension Integration {
         func killDuringBurst() async throws {
             let (directory, _, server, daemon) = try await startConnected(verifyingDatabase: true)
             let database = daemon.databasePath
-            _ = try await server.client.burst(count: 20_000, size: 300, prefix: "kill-")
+            // Long enough that the kill lands mid-burst however late the first poll comes: a
+            // daemon that takes a burst faster once acknowledged all of 20,000 before it.
+            let count = 100_000
+            _ = try await server.client.burst(count: count, size: 300, prefix: "kill-")
             let before = try await server.waitFor("some pushes acknowledged", interval: .milliseconds(2)) { $0.acked >= 200 }
             daemon.process.signal(SIGKILL)
             #expect(try await daemon.process.waitForExit() == 128 + SIGKILL)
-            #expect(before.acked < 20_000, "the kill must land mid-burst")
+            #expect(before.acked < count, "the kill must land mid-burst")
 
             let restarted = try DaemonHandle(restarting: daemon, directory: directory, name: "intrapushd2")
-            let stats = try await server.waitFor("all pushes acknowledged", timeout: .seconds(60)) { $0.acked == 20_000 }
+            let stats = try await server.waitFor("all pushes acknowledged", timeout: .seconds(60)) { $0.acked == count }
             #expect(stats.acksBeforeCommit == 0)
             let reader = DaemonDatabase(path: database)
-            #expect(try reader.integer("SELECT count(*) FROM notifications") == 20_000)
-            #expect(try reader.integer("SELECT count(DISTINCT message_id) FROM notifications") == 20_000)
+            #expect(try reader.integer("SELECT count(*) FROM notifications") == Int64(count))
+            #expect(try reader.integer("SELECT count(DISTINCT message_id) FROM notifications") == Int64(count))
             _ = restarted
         }
     }

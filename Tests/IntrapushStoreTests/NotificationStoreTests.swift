@@ -1,5 +1,6 @@
 import TestSupport
 import Foundation
+import IntrapushSupport
 import Testing
 
 @testable import IntrapushStore
@@ -37,7 +38,7 @@ struct NotificationStoreTests {
     @Test("a write-ahead log that cannot be opened is named, with the reason")
     func walFileMissing() throws {
         let directory = try TemporaryDirectory("store")
-        let error = #expect(throws: WALFileError.self) { try WALFile(databasePath: directory.file("none")) }
+        let error = #expect(throws: DurableFile.Failure.self) { try WALFile(databasePath: directory.file("none")) }
         #expect(error?.description == "cannot open \(directory.file("none"))-wal: No such file or directory")
     }
 

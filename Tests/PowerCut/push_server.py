@@ -3,10 +3,10 @@ socket, that streams pushes to every daemon that connects and writes down what c
 
 - Pushes: `{"id":"p-<round>-<n>","title":"T<n>","body":"…"}`, one every 1–2 ms, at most WINDOW
   of them unacknowledged (so that a slow daemon is not buried), numbered across connections;
-  now and then a burst fills the window at once, so that the daemon commits batches large enough
-  to be synced beside its push loop (StoreWorker.syncBesideFrom) as well as single pushes. With
-  `one_burst`, each connection gets one burst of that many pushes at once, past the window, and
-  nothing more (the burst rounds of powercut.py).
+  now and then a burst fills the window at once, so that the daemon commits batches of many
+  pushes between its single ones. With `one_burst`, each connection gets one burst of that many
+  pushes at once, past the window, and nothing more: the burst rounds of powercut.py, whose
+  batches are large enough to be synced beside the push loop (StoreWorker.syncBesideFrom).
 - The daemon's acknowledgements (`ack_text = "received message {id}"`): the ids in `acked`.
 - Messages from the outbox (`intrapush send`, JSON objects): their ids in `received`, with the
   connection they came on; each is acknowledged with UPSTREAM_ACK (the daemon's

@@ -18,6 +18,13 @@ final class StoreExecutor: Sendable {
         /// (`WriteStallReporter` starts watching then).
         var becameBusy: (@Sendable () -> Void)?
         init(at now: ContinuousClock.Instant) { store = StoreProgress(at: now) }
+
+        /// Work arrived (`change`): the observer to tell when it found the writer idle.
+        mutating func arrived(_ change: (inout StoreProgress) -> Void) -> (@Sendable () -> Void)? {
+            let wasIdle = store.isIdle
+            change(&store)
+            return wasIdle ? becameBusy : nil
+        }
     }
 
     /// The daemon is stopping: nothing more is written.
@@ -77,12 +84,7 @@ final class StoreExecutor: Sendable {
     /// store's work so that a sync that hangs is reported; its result completes on the loop.
     /// One at a time: the push connection has one commit in flight.
     func runBeside<T: Sendable>(on thread: NIOThreadPool, _ body: @escaping @Sendable () throws -> T) -> EventLoopFuture<T> {
-        let observer = progress.withLockedValue { progress -> (@Sendable () -> Void)? in
-            let wasIdle = progress.store.isIdle
-            progress.store.syncBesideStarted(at: .now)
-            return wasIdle ? progress.becameBusy : nil
-        }
-        observer?()
+        progress.withLockedValue { $0.arrived { $0.syncBesideStarted(at: .now) } }?()
         let promise = eventLoop.makePromise(of: T.self)
         thread.submit { state in
             defer { self.progress.withLockedValue { $0.store.syncBesideFinished(at: .now) } }
@@ -110,9 +112,7 @@ final class StoreExecutor: Sendable {
     private func started() -> Bool {
         let (isStopping, observer) = progress.withLockedValue { progress -> (Bool, (@Sendable () -> Void)?) in
             if progress.isStopping { return (true, nil) }
-            let wasIdle = progress.store.isIdle
-            progress.store.submitted(at: .now)
-            return (false, wasIdle ? progress.becameBusy : nil)
+            return (false, progress.arrived { $0.submitted(at: .now) })
         }
         observer?()
         return !isStopping

@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import IntrapushSupport
 
 /// The store's write-ahead log, opened a second time so that a commit made without SQLite's
 /// sync (`NotificationStore.store(_:syncing:liveState:)` with `.byCaller`) can be made durable
@@ -10,21 +11,17 @@ import Glibc
 /// The file stays the same while the store's connection is open: SQLite deletes it and creates
 /// it again only when the last connection closes or the journal mode changes.
 package final class WALFile: Sendable {
+    private let path: String
     private let descriptor: Int32
 
     /// Opens `databasePath`-wal, which must exist (the store is in WAL mode and has read it),
     /// and syncs its directory once: SQLite's first sync of a new log does that, and with the
     /// sync left to this object SQLite may never make one.
-    package init(databasePath: String) throws(WALFileError) {
-        let path = databasePath + "-wal"
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else { throw WALFileError(step: "open", path: path, code: errno) }
-        self.descriptor = descriptor
-        let directory = path.lastIndex(of: "/").map { String(path[..<$0]) } ?? "."
-        let directoryDescriptor = open(directory.isEmpty ? "/" : directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        guard directoryDescriptor >= 0 else { throw WALFileError(step: "open the directory of", path: path, code: errno) }
-        defer { close(directoryDescriptor) }
-        guard fsync(directoryDescriptor) == 0 else { throw WALFileError(step: "sync the directory of", path: path, code: errno) }
+    package init(databasePath: String) throws(DurableFile.Failure) {
+        path = databasePath + "-wal"
+        descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { throw DurableFile.Failure(action: "cannot open \(path)", code: errno) }
+        try DurableFile.syncDirectory(DurableFile.directory(of: path))
     }
 
     deinit {
@@ -34,21 +31,9 @@ package final class WALFile: Sendable {
     /// Makes every commit written to the log so far durable. A failure means the disk may have
     /// dropped those writes: nothing they carry may be acknowledged, and what SQLite shows may
     /// no longer be what is on disk.
-    package func sync() throws(WALFileError) {
+    package func sync() throws(DurableFile.Failure) {
         while fdatasync(descriptor) != 0 {
-            guard errno == EINTR else { throw WALFileError(step: "sync", path: nil, code: errno) }
+            guard errno == EINTR else { throw DurableFile.Failure(action: "cannot sync \(path)", code: errno) }
         }
-    }
-}
-
-/// Why the write-ahead log could not be opened or synced.
-package struct WALFileError: Error, CustomStringConvertible {
-    let step: String
-    let path: String?
-    let code: Int32
-
-    package var description: String {
-        let what = path.map { "\(step) \($0)" } ?? "\(step) the write-ahead log"
-        return "cannot \(what): \(String(cString: strerror(code)))"
     }
 }

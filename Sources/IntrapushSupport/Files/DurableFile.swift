@@ -12,6 +12,11 @@ package enum DurableFile {
         package var action: String
         package var code: Int32
 
+        package init(action: String, code: Int32) {
+            self.action = action
+            self.code = code
+        }
+
         package var description: String { "\(action): \(String(cString: strerror(code)))" }
     }
 
