@@ -8,9 +8,10 @@ cd "$(dirname "$0")/.."
 declare -A commits=(
     [0.3.0-1]=1c45863   # the last commit of 0.3.0-1
     [0.4.0-1]=250bbcd   # the last commit of 0.4.0-1
+    [0.5.0-1]=f256b88   # the last commit of 0.5.0-1
 )
 versions=("$@")
-((${#versions[@]})) || versions=(0.3.0-1 0.4.0-1)
+((${#versions[@]})) || versions=(0.3.0-1 0.4.0-1 0.5.0-1)
 arch=$(dpkg --print-architecture)
 out=$PWD/.build/previous
 # Every release is built in the same tree, in turn, keeping its .build and with the same flags

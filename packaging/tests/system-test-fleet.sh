@@ -59,6 +59,7 @@ fleet_checks() {
         "! inside journalctl -u intrapush -o export --no-pager | grep -aqF '$token'"
 
     # A rejected token: its event, and the catalog's words with journalctl -x.
+    expect_warning "token rejected by the server"
     (umask 077 && echo "not-the-token" >"$(ct_path /etc/intrapush/token)")
     inside systemctl restart intrapush
     await 200 "the rejected token's event" token_rejection_logged

@@ -202,3 +202,35 @@ cleanup() {
     rm -rf "$scratch"
     exit "$status"
 }
+
+# --- the unit's state between stages, and the journal ---------------------------------------------
+# fresh_unit: a stage starts from a known state of the units, whatever the stages before did to
+# them (a failed state, a count of restarts): their results are reset, nothing else.
+fresh_unit() { inside systemctl reset-failed intrapush.service intrapush.socket 2>/dev/null || true; }
+
+# The journal's lines at warning or above must each be a test's own doing: a stage that provokes
+# one says so first (expect_warning), and journal_window_check fails on any other line since the
+# window began: intrapush's units, what systemd says of them and what their processes logged,
+# libdispatch's notes through syslog included.
+expected_warnings=()
+journal_cursor=""
+expect_warning() { expected_warnings+=("$1"); }
+journal_window_start() {
+    journal_cursor=$(inside journalctl -n 0 --show-cursor -q --no-pager | sed -n 's/^-- cursor: //p')
+}
+journal_unexpected() {
+    local lines
+    lines=$(inside journalctl -u intrapush.service -u intrapush.socket -p warning -q --no-pager \
+        ${journal_cursor:+--after-cursor="$journal_cursor"} 2>&1 || true)
+    local pattern
+    for pattern in "${expected_warnings[@]}"; do
+        lines=$(grep -vF -- "$pattern" <<<"$lines" || true)
+    done
+    printf '%s' "$lines"
+}
+journal_window_check() {
+    local unexpected
+    unexpected=$(journal_unexpected)
+    check "$1: no line at warning or above in the journal that a test did not cause" test -z "$unexpected"
+    [[ -z $unexpected ]] || head -20 <<<"$unexpected" | sed 's/^/      /'
+}

@@ -32,17 +32,21 @@ package struct Daemon {
     /// it, so that a write that does not finish stalls the push path only and is reported.
     package func runUntilStopped() throws {
         SignalListener.blockSignals()  // before any thread exists: all of them inherit the mask
+        // Never shut down: the process ends with them, once every channel on them is closed.
+        // NIO's shutdown of a loop goes through libdispatch, whose worker threads ask for a
+        // priority the unit may not take, and log that they could not, at every stop.
         let pushLoops = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         let apiLoops = MultiThreadedEventLoopGroup(numberOfThreads: 1)
-        defer {
-            try? apiLoops.syncShutdownGracefully()
-            try? pushLoops.syncShutdownGracefully()
-        }
         let loops = Loops(push: pushLoops.next(), api: apiLoops.next())
         loops.push.execute { ThreadName.push.apply() }
         loops.api.execute { ThreadName.api.apply() }
         try runBlocking(on: loops.push) { try await run(on: loops) }
     }
+
+    /// The calls under way finish within 2 s and the close handshake takes at most 2 s more;
+    /// past this something is stuck, and the services are cancelled. The unit's
+    /// TimeoutStopSec stays above it.
+    static let stopWithin: TimeAmount = .seconds(5)
 
     /// The daemon's two event loops, each one thread.
     struct Loops {
@@ -144,20 +148,21 @@ package struct Daemon {
             gracefulShutdownSignals: [],  // SignalListener reads them
             logger: logger
         )
-        // The close handshake is bounded at 2 s; past 5 s something is stuck: cancel. The unit's
-        // TimeoutStopSec stays above this.
-        groupConfiguration.maximumGracefulShutdownDuration = .seconds(5)
+        // Bounded below by `stopWithin`, on the loop's own timer: ServiceGroup's bound sleeps on
+        // Swift's global clock, whose timer starts libdispatch's worker threads.
+        groupConfiguration.maximumGracefulShutdownDuration = nil
         let group = ServiceGroup(configuration: groupConfiguration)
         let loop = loops.push
+        let running = Task(executorPreference: EventLoopTaskExecutor(eventLoop: loop)) { try await group.run() }
         let signals = try await SignalListener.listen(on: loop) { signal in
             if signal == SIGHUP { return session.requestReload() }
             Task(executorPreference: EventLoopTaskExecutor(eventLoop: loop)) { await group.triggerGracefulShutdown() }
+            loop.scheduleTask(in: Self.stopWithin) { running.cancel() }
         }
         logger.info("started; database \(configuration.database), server \(configuration.endpoint.redactedURL)")
         // The session sends READY=1; a signal that comes before is blocked (since main) and waits
         // in the signalfd that SignalListener reads.
-        let outcome: Result<Void, any Error>
-        do { outcome = .success(try await group.run()) } catch { outcome = .failure(error) }
+        let outcome = await running.result
         // The local API's and the signals' channels live on the event loops: closed before
         // the loops stop.
         localAPI.close()

@@ -11,11 +11,7 @@ import NIOPosix
 /// long as it runs. One parked thread costs nothing while idle.
 final class HostResolver: Resolver, Sendable {
     /// Started at the first connection attempt; lives as long as the daemon.
-    static let pool: NIOThreadPool = {
-        let pool = NIOThreadPool(numberOfThreads: 1)
-        pool.start()
-        return pool
-    }()
+    static let pool = WorkerThread(name: .resolver)
 
     private let ipv4: EventLoopPromise<[SocketAddress]>
     private let ipv6: EventLoopPromise<[SocketAddress]>

@@ -5,7 +5,6 @@ import IntrapushSupport
 import Logging
 import NIOConcurrencyHelpers
 import NIOCore
-import NIOPosix
 
 /// Runs the `on_notification` command once per stored notification, without ever making the
 /// caller wait.
@@ -24,7 +23,7 @@ final class HookRunner: Sendable {
     let settings: Settings
     private let state: NIOLockedValueBox<HookRunnerState>
     private let wakeup: WakeupPipe
-    private let thread: NIOThreadPool
+    private let thread: WorkerThread
     private let logger: Logger
 
     /// Starts the hook thread. `environment` is what hooks inherit, before the secrets and
@@ -45,8 +44,7 @@ final class HookRunner: Sendable {
         }
         self.state = state
         self.wakeup = wakeup
-        thread = NIOThreadPool(numberOfThreads: 1)
-        thread.start()
+        thread = WorkerThread(name: .hook)
         let hookEnvironment = HookEnvironment(inheriting: environment)
         thread.submit { _ in
             var supervisor = HookSupervisor(
@@ -130,6 +128,6 @@ final class HookRunner: Sendable {
             logger.warning("\(droppedCount) waiting hook runs dropped: shutting down")
         }
         wakeup.wake()
-        try? await thread.shutdownGracefully()
+        await thread.shutdown()
     }
 }

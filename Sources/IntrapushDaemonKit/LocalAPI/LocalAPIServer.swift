@@ -20,15 +20,19 @@ final class LocalAPIServer: Service, Sendable {
     let path: String
     let api: LocalAPI
     let queries: QueryRunner
+    let connections: VarlinkConnections
     /// systemd's socket: it stays when the daemon goes.
     let isActivated: Bool
     private let isClosed = Atomic(false)
 
-    private init(channel: any Channel, path: String, api: LocalAPI, queries: QueryRunner, isActivated: Bool) {
+    private init(
+        channel: any Channel, path: String, api: LocalAPI, queries: QueryRunner, connections: VarlinkConnections, isActivated: Bool
+    ) {
         self.channel = channel
         self.path = path
         self.api = api
         self.queries = queries
+        self.connections = connections
         self.isActivated = isActivated
     }
 
@@ -58,6 +62,7 @@ final class LocalAPIServer: Service, Sendable {
             eventLoop.execute { api.subscriptions.committed() }
         }
         let admission = VarlinkAdmission(limits: limits, eventLoop: eventLoop)
+        let connections = VarlinkConnections(eventLoop: eventLoop)
         let bootstrap = ServerBootstrap(group: eventLoop)
             .serverChannelOption(.backlog, value: 128)
             .childChannelOption(.writeBufferWaterMark, value: .init(low: 64 << 10, high: 256 << 10))
@@ -70,19 +75,20 @@ final class LocalAPIServer: Service, Sendable {
                         PeerIdentity.read(from: $0)
                     }
                     try channel.pipeline.syncOperations.addHandler(
-                        VarlinkConnectionHandler(service: api, identity: identity ?? nil, admission: admission))
+                        VarlinkConnectionHandler(service: api, identity: identity ?? nil, admission: admission, connections: connections))
                 }
             }
         if let activated {
             let channel = try await bootstrap.withBoundSocket(activated.descriptor).get()
-            return LocalAPIServer(channel: channel, path: activated.path, api: api, queries: queries, isActivated: true)
+            return LocalAPIServer(
+                channel: channel, path: activated.path, api: api, queries: queries, connections: connections, isActivated: true)
         }
         // /run/intrapush when the daemon runs as root without the unit's socket.
         try DurableFile.makeDirectories(DurableFile.directory(of: path), mode: 0o755)
         let channel = try await bootstrap.bind(unixDomainSocketPath: path, cleanupExistingSocketFile: true).get()
         // Every local user may connect; the API decides what each may do.
         chmod(path, 0o666)
-        return LocalAPIServer(channel: channel, path: path, api: api, queries: queries, isActivated: false)
+        return LocalAPIServer(channel: channel, path: path, api: api, queries: queries, connections: connections, isActivated: false)
     }
 
     /// A reload changed who may read.
@@ -91,10 +97,31 @@ final class LocalAPIServer: Service, Sendable {
         channel.eventLoop.execute { api.policyChanged(policy) }
     }
 
+    /// How long calls under way may take to finish at a stop; past it their connections close
+    /// unanswered, and their callers ask the next daemon.
+    static let finishCallsWithin: TimeAmount = .seconds(2)
+
     func run() async throws {
-        try? await gracefulShutdown()
+        await waitForGracefulShutdown()
         close()
+        await finishCalls()
         await queries.shutdown()
+    }
+
+    /// A stop: no new call is taken, the calls under way are answered from the data (the
+    /// queries run until they are), subscriptions end; then every connection is closed, so
+    /// that no caller is answered with an error because the daemon is stopping.
+    private func finishCalls() async {
+        let (connections, api) = (self.connections, self.api)
+        let loop = channel.eventLoop
+        let finished = loop.flatSubmit {
+            let allClosed = connections.finishAndClose()
+            api.subscriptions.endAll()
+            let timeout = loop.scheduleTask(in: Self.finishCallsWithin) { connections.closeAll() }
+            allClosed.whenComplete { _ in timeout.cancel() }
+            return allClosed
+        }
+        try? await finished.get()
     }
 
     /// Stops taking calls and removes the socket file, once: a second unlink could remove the

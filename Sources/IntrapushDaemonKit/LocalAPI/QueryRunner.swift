@@ -4,7 +4,6 @@ import Glibc
 import IntrapushInterface
 import CLinux
 import NIOCore
-import NIOPosix
 
 /// Where callers' reads run: beside the store, never in front of it. One thread of its own,
 /// at a lower CPU priority than the daemon's event loops, with its own read-only
@@ -20,7 +19,7 @@ final class QueryRunner: @unchecked Sendable {
     let maximumWaiting: Int
     /// Between the pieces of a scan, with no snapshot held.
     let betweenScanPieces: @Sendable () -> Void
-    private let pool = NIOThreadPool(numberOfThreads: 1)
+    private let pool = WorkerThread(name: .query)
     /// Used on the pool's thread only.
     private var reader: NotificationReader?
     private var isThreadNiced = false
@@ -33,7 +32,6 @@ final class QueryRunner: @unchecked Sendable {
         self.eventLoop = eventLoop
         self.maximumWaiting = maximumWaiting
         self.betweenScanPieces = betweenScanPieces
-        pool.start()
     }
 
     /// Runs `work` for `user` once their earlier queries finished; fails with `Busy` when too
@@ -43,7 +41,7 @@ final class QueryRunner: @unchecked Sendable {
         let promise = eventLoop.makePromise(of: T.self)
         let start = {
             self.pool.submit { state in
-                guard case .active = state else { return promise.fail(NIOThreadPoolError.ThreadPoolInactive()) }
+                guard case .active = state else { return promise.fail(WorkerThread.Stopped()) }
                 promise.completeWith(Result { try work(self.openReader()) })
             }
         }
@@ -67,7 +65,7 @@ final class QueryRunner: @unchecked Sendable {
     }
 
     func shutdown() async {
-        try? await pool.shutdownGracefully()
+        await pool.shutdown()
     }
 
     private func finished(_ user: UInt32) {
@@ -84,7 +82,6 @@ final class QueryRunner: @unchecked Sendable {
     /// opened it before it listened).
     private func openReader() throws -> NotificationReader {
         if !isThreadNiced {
-            ThreadName.query.apply()
             // A user's long search must not take the CPU from the push loop and the event
             // loop on a small machine: SCHED_IDLE (for this thread alone, on Linux) runs it only
             // when they have nothing to do; where it is refused, nice 19.

@@ -59,6 +59,12 @@ final class Subscriptions {
         read(subscriber)
     }
 
+    /// The daemon stops: every subscription ends with its connection (a subscriber calls again,
+    /// from its last id, once the next daemon answers).
+    func endAll() {
+        for subscriber in subscribers.values { subscriber.context.connection.close() }
+    }
+
     /// New rows were committed.
     func committed() {
         for subscriber in subscribers.values {

@@ -7,7 +7,6 @@ import IntrapushSupport
 import Logging
 import NIOConcurrencyHelpers
 import NIOCore
-import NIOPosix
 
 /// Renders `DaemonMetrics` for `GET /metrics` and `metrics_file`, on a thread of its own: the
 /// report's figures come from read queries on the database (a separate read-only connection, as
@@ -16,14 +15,13 @@ final class MetricsExporter: Sendable {
     let metrics: DaemonMetrics
     let databasePath: String
     let liveState: @Sendable () -> LiveState
-    private let thread = NIOThreadPool(numberOfThreads: 1)
+    private let thread = WorkerThread(name: .metrics)
     private let lastFileFailure = NIOLockedValueBox<String?>(nil)
 
     init(metrics: DaemonMetrics, databasePath: String, liveState: @escaping @Sendable () -> LiveState) {
         self.metrics = metrics
         self.databasePath = databasePath
         self.liveState = liveState
-        thread.start()
     }
 
     /// The exposition text, rendered on the exporter's thread; completes on `eventLoop`.
@@ -94,7 +92,7 @@ final class MetricsExporter: Sendable {
     }
 
     func shutdown() async {
-        try? await thread.shutdownGracefully()
+        await thread.shutdown()
     }
 }
 

@@ -112,3 +112,44 @@ func cancellingOnGracefulShutdown<T: Sendable>(
         task.cancel()
     }
 }
+
+/// Returns once the service group shuts down gracefully or the task is cancelled.
+/// ServiceLifecycle's `gracefulShutdown()` resumes its waiter through a `Task {}` of no executor
+/// preference: a libdispatch worker at every stop, which asks for a priority the unit may not
+/// take and logs that it could not.
+func waitForGracefulShutdown() async {
+    let waiter = OneShotWaiter()
+    await withTaskCancellationHandler {
+        await withGracefulShutdownHandler {
+            await withCheckedContinuation { waiter.wait(with: $0) }
+        } onGracefulShutdown: {
+            waiter.resume()
+        }
+    } onCancel: {
+        waiter.resume()
+    }
+}
+
+/// A continuation resumed once, by whichever comes first: the resume or the wait (when the
+/// resume came before it).
+private final class OneShotWaiter: Sendable {
+    private let state = NIOLockedValueBox<(continuation: CheckedContinuation<Void, Never>?, isResumed: Bool)>((nil, false))
+
+    func wait(with continuation: CheckedContinuation<Void, Never>) {
+        let resumeNow = state.withLockedValue { state in
+            if state.isResumed { return true }
+            state.continuation = continuation
+            return false
+        }
+        if resumeNow { continuation.resume() }
+    }
+
+    func resume() {
+        state.withLockedValue { state -> CheckedContinuation<Void, Never>? in
+            guard !state.isResumed else { return nil }
+            state.isResumed = true
+            defer { state.continuation = nil }
+            return state.continuation
+        }?.resume()
+    }
+}

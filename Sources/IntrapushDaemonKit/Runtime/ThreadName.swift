@@ -1,7 +1,7 @@
 import CLinux
 
-/// The names the daemon gives its threads (`top -H`, `ps -L`, `/proc/PID/task/*/comm`): NIO's
-/// pools all call theirs "TP-#0".
+/// The names the daemon gives its threads (`top -H`, `ps -L`, `/proc/PID/task/*/comm`; at most
+/// 15 bytes).
 enum ThreadName: String {
     /// The push connection's event loop, which also commits.
     case push = "intrapush-push"
@@ -11,6 +11,14 @@ enum ThreadName: String {
     case checkpoint = "intrapush-ckpt"
     /// Where a burst's batch is synced while the push loop reads on.
     case walSync = "intrapush-sync"
+    /// `on_notification`'s runs.
+    case hook = "intrapush-hook"
+    /// Gathering and rendering `/metrics` and `metrics_file`.
+    case metrics = "intrapush-stats"
+    /// getaddrinfo for the server's name.
+    case resolver = "intrapush-dns"
+    /// Reading the configuration on SIGHUP.
+    case reload = "intrapush-conf"
 
     /// Names the calling thread.
     func apply() {

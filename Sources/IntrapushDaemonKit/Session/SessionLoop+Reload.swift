@@ -1,6 +1,5 @@
 import IntrapushConfiguration
 import NIOCore
-import NIOPosix
 
 /// SIGHUP: the configuration and the files it names are read, and the dialers of the servers
 /// built (which read the CA, certificate and key files), on a thread of their own; the result
@@ -105,9 +104,5 @@ enum ReloadProgress: Sendable {
 enum ConfigurationReading {
     /// Started at the first reload; lives as long as the daemon (a read stuck on a dead file
     /// system holds this thread only).
-    static let pool: NIOThreadPool = {
-        let pool = NIOThreadPool(numberOfThreads: 1)
-        pool.start()
-        return pool
-    }()
+    static let pool = WorkerThread(name: .reload)
 }

@@ -1,6 +1,5 @@
 import IntrapushStore
 import NIOConcurrencyHelpers
-import NIOPosix
 
 /// Copies the write-ahead log back into the database file, the bulk on its own thread and
 /// connection so that no commit waits for it, and the few frames committed meanwhile on the
@@ -13,7 +12,7 @@ import NIOPosix
 /// unchanged: a commit is durable in the WAL (synchronous=FULL) before it is acknowledged, and a
 /// copy syncs the WAL before and the database file after, as the automatic one does.
 final class Checkpointer: Sendable {
-    private let pool: NIOThreadPool
+    private let pool: WorkerThread
     private let connection: UncheckedConnection
     private let store: NotificationStore
     private let writer: StoreExecutor
@@ -31,9 +30,7 @@ final class Checkpointer: Sendable {
         self.connection = UncheckedConnection(connection)
         self.store = store
         self.writer = writer
-        pool = NIOThreadPool(numberOfThreads: 1)
-        pool.start()
-        pool.submit { _ in ThreadName.checkpoint.apply() }
+        pool = WorkerThread(name: .checkpoint)
     }
 
     /// Copies run so far, on either thread (for tests and statistics).
@@ -98,7 +95,7 @@ final class Checkpointer: Sendable {
     /// Waits for a queued copy beside the writer, then stops the thread; the connection closes
     /// with the object.
     func shutdown() async {
-        try? await pool.shutdownGracefully()
+        await pool.shutdown()
     }
 }
 

@@ -83,7 +83,7 @@ final class StoreExecutor: Sendable {
     /// Runs `body` on `thread` while the loop goes on (a committed batch's sync), counted as the
     /// store's work so that a sync that hangs is reported; its result completes on the loop.
     /// One at a time: the push connection has one commit in flight.
-    func runBeside<T: Sendable>(on thread: NIOThreadPool, _ body: @escaping @Sendable () throws -> T) -> EventLoopFuture<T> {
+    func runBeside<T: Sendable>(on thread: WorkerThread, _ body: @escaping @Sendable () throws -> T) -> EventLoopFuture<T> {
         progress.withLockedValue { $0.arrived { $0.syncBesideStarted(at: .now) } }?()
         let promise = eventLoop.makePromise(of: T.self)
         thread.submit { state in

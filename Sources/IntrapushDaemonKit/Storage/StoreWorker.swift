@@ -6,7 +6,6 @@ import IntrapushSupport
 import Logging
 import NIOConcurrencyHelpers
 import NIOCore
-import NIOPosix
 
 /// The owner of the `NotificationStore`: commits batches, keeps the live-state row.
 ///
@@ -19,7 +18,7 @@ final class StoreWorker: PushCommitter, Sendable {
     let store: NotificationStore
     private let checkpointer: Checkpointer?
     /// Where a burst's batches are synced (`syncBesideFrom`).
-    private let walSyncThread: NIOThreadPool
+    private let walSyncThread: WorkerThread
     let liveState: NIOLockedValueBox<LiveState>
     /// Asks `RetentionService` for a pass; requests made while one waits count once.
     let pruneRequests = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
@@ -50,9 +49,7 @@ final class StoreWorker: PushCommitter, Sendable {
         self.receivedAtLastRelease = NIOLockedValueBox(initialState.receivedTotal)
         let executor = StoreExecutor(eventLoop: eventLoop)
         self.executor = executor
-        walSyncThread = NIOThreadPool(numberOfThreads: 1)
-        walSyncThread.start()
-        walSyncThread.submit { _ in ThreadName.walSync.apply() }
+        walSyncThread = WorkerThread(name: .walSync)
         do {
             let checkpointer = try Checkpointer(store: store, writer: executor)
             // Before the first commit, so the connection is not yet in use on the writing loop.
@@ -241,7 +238,7 @@ final class StoreWorker: PushCommitter, Sendable {
     /// After the push connection: a batch whose sync is under way is still acknowledged.
     func shutdown() async {
         await executor.stop()
-        try? await walSyncThread.shutdownGracefully()
+        await walSyncThread.shutdown()
         await checkpointer?.shutdown()
     }
 }

@@ -31,6 +31,8 @@ final class VarlinkConnectionHandler: ChannelDuplexHandler {
     /// What the kernel said of the peer; `nil` when it did not (not a Unix socket): closed.
     let identity: PeerIdentity?
     let admission: VarlinkAdmission
+    /// Every open connection of the server, for its stop.
+    let connections: VarlinkConnections
     /// The caller's names, once looked up (off the loop) for the first call that needs them.
     var caller: Caller?
     private(set) var current: VarlinkCallContext?
@@ -47,10 +49,11 @@ final class VarlinkConnectionHandler: ChannelDuplexHandler {
     private var writabilityWaiters: [() -> Void] = []
     private var deadline: Scheduled<Void>?
 
-    init(service: any VarlinkService, identity: PeerIdentity?, admission: VarlinkAdmission) {
+    init(service: any VarlinkService, identity: PeerIdentity?, admission: VarlinkAdmission, connections: VarlinkConnections) {
         self.service = service
         self.identity = identity
         self.admission = admission
+        self.connections = connections
     }
 
     var isOpen: Bool { context?.channel.isActive ?? false }
@@ -82,6 +85,15 @@ final class VarlinkConnectionHandler: ChannelDuplexHandler {
         context?.close(promise: nil)
     }
 
+    /// The server stops: the call under way is finished and answered, then the connection
+    /// closes; with none under way it closes now. A call still in the socket is not read: its
+    /// caller sees the connection close unanswered and asks again.
+    func finishAndClose() {
+        guard !isClosing else { return }
+        isClosing = true
+        if current == nil { closeAfterWrites() }
+    }
+
     // MARK: The channel
 
     func handlerAdded(context: ChannelHandlerContext) {
@@ -89,6 +101,8 @@ final class VarlinkConnectionHandler: ChannelDuplexHandler {
     }
 
     func channelActive(context: ChannelHandlerContext) {
+        connections.opened(self)
+        guard !isClosing else { return context.fireChannelActive() }
         guard let identity else {
             service.closed(nil, because: "the kernel did not say who connected")
             return context.close(promise: nil)
@@ -121,6 +135,7 @@ final class VarlinkConnectionHandler: ChannelDuplexHandler {
             }
         }
         decision = nil
+        connections.closed(self)
         context.fireChannelInactive()
     }
 

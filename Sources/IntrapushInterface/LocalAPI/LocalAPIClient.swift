@@ -1,7 +1,7 @@
 import IntrapushSupport
 
 /// Why a call of the local API did not give its reply.
-package enum LocalAPIError<Failure: VarlinkInterfaceFailure>: Error {
+package enum LocalAPIError<Failure: VarlinkInterfaceFailure>: Error, Equatable {
     /// The daemon was not reached, or stopped answering.
     case unreachable(VarlinkConnection.Failure)
     /// One of the errors the method's interface declares.
@@ -15,8 +15,12 @@ package enum LocalAPIError<Failure: VarlinkInterfaceFailure>: Error {
 /// The local API, typed: every CLI verb, `intrapush status` and the desktop agent call the
 /// daemon through this, with the parameters and replies generated from the interface files.
 /// One connection, blocking, one call at a time (Varlink answers a connection's calls in order).
+///
+/// A daemon that is stopping finishes the calls it has begun and closes the connections of the
+/// others unanswered; such a call is sent once more, quietly, on a new connection (under the
+/// unit the next daemon answers on the socket systemd holds), when its method may repeat.
 package final class LocalAPIClient {
-    package let connection: VarlinkConnection
+    package private(set) var connection: VarlinkConnection
     package var path: String { connection.path }
 
     package init(path: String) throws(VarlinkConnection.Failure) {
@@ -37,23 +41,38 @@ package final class LocalAPIClient {
         _ method: Method.Type, _ parameters: Method.Parameters, more: Bool
     ) throws(LocalAPIError<Method.Failure>) -> LocalAPIReplies<Method> {
         guard case .object(let members) = parameters.varlinkJSON else { preconditionFailure("parameters are an object") }
+        let call = VarlinkCall(method: Method.qualifiedName, parameters: members, more: more)
+        let replies = LocalAPIReplies<Method>(client: self, call: call)
         do {
-            try connection.send(VarlinkCall(method: Method.qualifiedName, parameters: members, more: more))
+            try connection.send(call)
+        } catch .closedUnanswered where Method.mayRepeat {
+            try replies.sendAgain()
         } catch {
             throw .unreachable(error)
         }
-        return LocalAPIReplies(connection: connection)
+        return replies
+    }
+
+    /// A new connection to the same socket, for a call the daemon closed unanswered.
+    fileprivate func reconnect() throws(VarlinkConnection.Failure) {
+        connection = try VarlinkConnection(path: connection.path)
     }
 }
 
 /// The replies of one call, in order; `nil` once its last reply was read.
 package final class LocalAPIReplies<Method: VarlinkMethod> {
-    let connection: VarlinkConnection
+    let client: LocalAPIClient
+    let call: VarlinkCall
     package private(set) var isFinished = false
+    private var hasReplied = false
+    private var wasSentAgain = false
 
-    init(connection: VarlinkConnection) {
-        self.connection = connection
+    fileprivate init(client: LocalAPIClient, call: VarlinkCall) {
+        self.client = client
+        self.call = call
     }
+
+    var connection: VarlinkConnection { client.connection }
 
     /// The next reply, waiting at most `timeout` for it (`.zero`: only one already here, else
     /// `.unreachable(.noAnswer)`); `nil` after the last.
@@ -62,9 +81,13 @@ package final class LocalAPIReplies<Method: VarlinkMethod> {
         let reply: VarlinkReply
         do {
             reply = try connection.nextReply(timeout: timeout)
+        } catch .closedUnanswered where Method.mayRepeat && !hasReplied && !wasSentAgain {
+            try sendAgain()
+            return try next(timeout: timeout)
         } catch {
             throw .unreachable(error)
         }
+        hasReplied = true
         if !reply.continues { isFinished = true }
         if let name = reply.error {
             isFinished = true
@@ -79,4 +102,29 @@ package final class LocalAPIReplies<Method: VarlinkMethod> {
             throw .unexpected("intrapushd's answer has no usable \(error.field)")
         }
     }
+
+    /// The call once more, on a new connection: the daemon closed the last one unanswered.
+    fileprivate func sendAgain() throws(LocalAPIError<Method.Failure>) {
+        wasSentAgain = true
+        do {
+            try client.reconnect()
+            try connection.send(call)
+        } catch {
+            throw .unreachable(error)
+        }
+    }
+}
+
+/// What changes the outbox each time, and what the desktop agent keeps open and resumes itself,
+/// is not sent again.
+extension OutboxInterface.Send {
+    package static var mayRepeat: Bool { false }
+}
+
+extension OutboxInterface.Request {
+    package static var mayRepeat: Bool { false }
+}
+
+extension NotificationsInterface.Subscribe {
+    package static var mayRepeat: Bool { false }
 }

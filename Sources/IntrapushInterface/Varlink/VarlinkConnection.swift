@@ -16,6 +16,10 @@ package final class VarlinkConnection {
         case failed(path: String, reason: String)
         /// The daemon took the call but did not answer in time (stopped, or hung).
         case noAnswer(path: String)
+        /// The daemon closed the connection before it answered: it was stopping, and took no
+        /// call it had not begun (or it died). Under the unit the next daemon answers on the
+        /// same socket.
+        case closedUnanswered(path: String)
     }
 
     package let path: String
@@ -45,7 +49,10 @@ package final class VarlinkConnection {
 
     /// Writes `call` without waiting for anything.
     package func send(_ call: VarlinkCall) throws(Failure) {
-        guard Self.writeAll(descriptor, call.encoded) else { throw .failed(path: path, reason: String(cString: strerror(errno))) }
+        guard Self.writeAll(descriptor, call.encoded) else {
+            if errno == EPIPE || errno == ECONNRESET { throw .closedUnanswered(path: path) }
+            throw .failed(path: path, reason: String(cString: strerror(errno)))
+        }
     }
 
     /// The next reply on this connection. With `timeout`, a daemon that does not answer within
@@ -89,7 +96,8 @@ package final class VarlinkConnection {
             received.removeSubrange((before + max(count, 0))...)
             if count < 0 && errno == EINTR { continue }
             guard count > 0 else {
-                throw .failed(path: path, reason: "the daemon closed the connection without answering; see its log (journalctl -u intrapush)")
+                guard count == 0 || errno == ECONNRESET else { throw .failed(path: path, reason: String(cString: strerror(errno))) }
+                throw .closedUnanswered(path: path)
             }
         }
     }

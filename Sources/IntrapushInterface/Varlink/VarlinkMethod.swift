@@ -25,6 +25,13 @@ package protocol VarlinkMethod: Sendable {
     associatedtype Failure: VarlinkInterfaceFailure
     /// `io.intrapush.Notifications.List`.
     static var qualifiedName: String { get }
+    /// Whether a client may send the call once more when the daemon closed the connection
+    /// before its first reply (a restart): the call reads, or changes nothing a second time.
+    static var mayRepeat: Bool { get }
+}
+
+extension VarlinkMethod {
+    package static var mayRepeat: Bool { true }
 }
 
 /// Where the replies of one call go, and of no other: the server's handle of that call.

@@ -45,6 +45,7 @@ final class NotificationSource {
             case .notRunning: return .notYet
             case .permissionDenied(let path): return .notPermitted("you may not connect to intrapushd at \(path)")
             case .noAnswer: return .unusable("intrapushd did not answer")
+            case .closedUnanswered: return .notYet
             case .failed(_, let reason): return .unusable(reason)
             }
         }
@@ -123,6 +124,7 @@ final class NotificationSource {
         case .notRunning(let path): "nothing answers on \(path)"
         case .permissionDenied(let path): "you may not connect to intrapushd at \(path)"
         case .noAnswer: "intrapushd did not answer"
+        case .closedUnanswered: "intrapushd closed the connection (it may be restarting)"
         case .failed(_, let reason): reason
         }
     }

@@ -11,6 +11,12 @@ extension LocalAPIError where Failure: CommandFailureConvertible {
     /// daemon answered.
     package var commandFailure: CommandFailure {
         switch self {
+        case .unreachable(.closedUnanswered) where Failure.self == OutboxInterface.Failure.self:
+            // Not sent again: a second copy of the message could be queued. Not 75 either, which
+            // says of a message that it waits already (a duplicate id).
+            CommandFailure(
+                .ioError,
+                "intrapushd closed the connection before answering (it may be restarting); the message may not have been queued: see intrapush outbox, then try again")
         case .unreachable(let failure): failure.commandFailure
         case .failed(let failure): failure.commandFailure
         case .service(let failure): failure.commandFailure
@@ -28,6 +34,10 @@ extension VarlinkConnection.Failure {
             CommandFailure(.permissionDenied, "permission denied to connect to intrapushd at \(path)")
         case .noAnswer:
             CommandFailure(.temporaryFailure, "intrapushd did not answer in time; see its log (journalctl -u intrapush)")
+        case .closedUnanswered:
+            CommandFailure(
+                .temporaryFailure,
+                "intrapushd closed the connection before answering, twice (it may be restarting); try again in a moment, or see its log (journalctl -u intrapush)")
         case .failed(_, let reason):
             CommandFailure(.ioError, "cannot reach intrapushd: \(reason)")
         }

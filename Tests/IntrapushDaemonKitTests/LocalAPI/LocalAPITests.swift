@@ -96,7 +96,8 @@ struct LocalAPITests {
     func connect(uid: UInt32) throws -> EmbeddedChannel {
         let channel = EmbeddedChannel(loop: loop)
         let identity = PeerIdentity(userID: uid, groupID: uid, processID: 1, groupIDs: [uid])
-        try channel.pipeline.syncOperations.addHandler(VarlinkConnectionHandler(service: api, identity: identity, admission: admission))
+        try channel.pipeline.syncOperations.addHandler(VarlinkConnectionHandler(
+            service: api, identity: identity, admission: admission, connections: VarlinkConnections(eventLoop: channel.eventLoop)))
         try channel.connect(to: SocketAddress(unixDomainSocketPath: "/tmp/local-api-test")).wait()
         return channel
     }

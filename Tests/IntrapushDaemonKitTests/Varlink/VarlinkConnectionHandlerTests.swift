@@ -48,6 +48,7 @@ struct VarlinkConnectionHandlerTests {
     let loop = EmbeddedEventLoop()
     let service = ScriptedService()
     let admission: VarlinkAdmission
+    let connections: VarlinkConnections
 
     init() {
         var limits = VarlinkLimits()
@@ -56,6 +57,7 @@ struct VarlinkConnectionHandlerTests {
         limits.connections = 4
         limits.refusalsAnswered = 1
         admission = VarlinkAdmission(limits: limits, eventLoop: loop)
+        connections = VarlinkConnections(eventLoop: loop)
     }
 
     /// A connected channel of `uid`, with a `ReadCounter` before the handler.
@@ -64,7 +66,7 @@ struct VarlinkConnectionHandlerTests {
         let channel = EmbeddedChannel(loop: loop)
         let identity = PeerIdentity(userID: uid, groupID: uid, processID: 1, groupIDs: [uid])
         try channel.pipeline.syncOperations.addHandlers(
-            reads, VarlinkConnectionHandler(service: service, identity: identity, admission: admission))
+            reads, VarlinkConnectionHandler(service: service, identity: identity, admission: admission, connections: connections))
         try channel.connect(to: SocketAddress(unixDomainSocketPath: "/tmp/varlink-test")).wait()
         return (channel, reads)
     }
@@ -121,6 +123,26 @@ struct VarlinkConnectionHandlerTests {
         try send(channel, #"{"method":"test.Quiet","oneway":true}"#, #"{"method":"test.Echo","parameters":{"after":true}}"#)
         service.calls[2].send(VarlinkReply())
         #expect(try replies(channel) == [#"{"parameters":{"after":true}}"#], "the oneway call answered nothing, and the next went on at once")
+    }
+
+    @Test("a stop: the call under way is answered, then its connection closes; an idle one closes at once, a new one too")
+    func stopFinishesCallsUnderWay() throws {
+        let (busy, _) = try connect(uid: 1000)
+        let (idle, _) = try connect(uid: 1001)
+        try send(busy, #"{"method":"test.Slow"}"#)
+        let stopped = connections.finishAndClose()
+        #expect(!idle.isActive, "no call under way: closed at once")
+        #expect(busy.isActive, "a call under way is finished first")
+        try send(busy, #"{"method":"test.Echo","parameters":{"next":true}}"#)
+        #expect(service.calls.count == 1, "no new call is taken")
+        service.calls[0].send(VarlinkReply(parameters: ["answered": .bool(true)]))
+        #expect(try replies(busy) == [#"{"parameters":{"answered":true}}"#], "answered from the data, not with an error")
+        #expect(!busy.isActive, "then closed, the pipelined call unread: its caller asks again")
+        let (late, _) = try connect(uid: 1002)
+        #expect(!late.isActive, "a connection accepted during the stop is closed unanswered")
+        var isStopped = false
+        stopped.whenSuccess { isStopped = true }
+        #expect(isStopped, "the stop completes once every connection has closed")
     }
 
     @Test("nothing is read while a call runs; reading resumes once it ended and no call waits")
