@@ -38,35 +38,11 @@ package final class NotificationMarker {
     /// when it is the first mark of anyone. An id the viewer may not see counts as missing, as
     /// one that does not exist: nobody learns of another person's notification by its id.
     package func markRead(ids: [Int64], for viewer: Viewer, at now: Int64, receipts: ReadReceiptTemplate? = nil) throws -> Outcome {
-        let visibility = viewer.visibility(schemaVersion: Schema.latestVersion)
-        let visible = try connection.prepare(
-            "SELECT message_id, " + viewer.unreadCondition(schemaVersion: Schema.latestVersion)
-                + " FROM notifications WHERE id = ?" + (visibility.map { " AND " + $0.sql } ?? ""))
-        return try connection.transaction {
-            var outcome = Outcome()
-            for id in ids {
-                defer { visible.reset() }
-                try visible.bind([.integer(id)] + (visibility?.values ?? []))
-                guard try visible.step() else {
-                    outcome.missing.append(id)
-                    continue
-                }
-                guard visible.int64(at: 1) == 1 else {
-                    outcome.alreadyRead += 1
-                    continue
-                }
-                let messageID = visible.string(at: 0)
-                try mark(id, for: viewer, at: now)
-                outcome.marked += 1
-                if let receipts, let messageID {
-                    outcome.receipts += try queueReceipt(receipts, messageID: messageID, reader: viewer, readAt: now)
-                }
-            }
-            return outcome
-        }
+        try connection.transaction { try markInTransaction(ids: ids, for: viewer, at: now, receipts: receipts) }
     }
 
-    /// Marks every notification that is unread for `viewer` read for them.
+    /// Marks every notification that is unread for `viewer` read for them, in one transaction
+    /// (the CLI's, writing without a daemon; the daemon marks all in parts, `mark(_:at:)`).
     package func markAllRead(for viewer: Viewer, at now: Int64, receipts: ReadReceiptTemplate? = nil) throws -> Outcome {
         var conditions = [viewer.unreadCondition(schemaVersion: Schema.latestVersion)]
         var values: [SQLValue] = []
@@ -81,16 +57,50 @@ package final class NotificationMarker {
             try unread.bind(values)
             while try unread.step() { found.append((unread.int64(at: 0), unread.string(at: 1))) }
             unread.reset()
-            var outcome = Outcome()
-            for (id, messageID) in found {
-                try mark(id, for: viewer, at: now)
-                outcome.marked += 1
-                if let receipts, let messageID {
-                    outcome.receipts += try queueReceipt(receipts, messageID: messageID, reader: viewer, readAt: now)
-                }
-            }
-            return outcome
+            return try markFound(found, for: viewer, at: now, receipts: receipts)
         }
+    }
+
+    /// `markRead(ids:…)` inside the caller's transaction.
+    func markInTransaction(ids: [Int64], for viewer: Viewer, at now: Int64, receipts: ReadReceiptTemplate?) throws -> Outcome {
+        let visibility = viewer.visibility(schemaVersion: Schema.latestVersion)
+        let visible = try connection.prepare(
+            "SELECT message_id, " + viewer.unreadCondition(schemaVersion: Schema.latestVersion)
+                + " FROM notifications WHERE id = ?" + (visibility.map { " AND " + $0.sql } ?? ""))
+        var outcome = Outcome()
+        for id in ids {
+            defer { visible.reset() }
+            try visible.bind([.integer(id)] + (visibility?.values ?? []))
+            guard try visible.step() else {
+                outcome.missing.append(id)
+                continue
+            }
+            guard visible.int64(at: 1) == 1 else {
+                outcome.alreadyRead += 1
+                continue
+            }
+            let messageID = visible.string(at: 0)
+            try mark(id, for: viewer, at: now)
+            outcome.marked += 1
+            if let receipts, let messageID {
+                outcome.receipts += try queueReceipt(receipts, messageID: messageID, reader: viewer, readAt: now)
+            }
+        }
+        return outcome
+    }
+
+    /// Marks `found` (ids unread for `viewer`, with their message ids) read, inside the caller's
+    /// transaction.
+    func markFound(_ found: [(Int64, String?)], for viewer: Viewer, at now: Int64, receipts: ReadReceiptTemplate?) throws -> Outcome {
+        var outcome = Outcome()
+        for (id, messageID) in found {
+            try mark(id, for: viewer, at: now)
+            outcome.marked += 1
+            if let receipts, let messageID {
+                outcome.receipts += try queueReceipt(receipts, messageID: messageID, reader: viewer, readAt: now)
+            }
+        }
+        return outcome
     }
 
     /// The viewer's mark, and `read_at` when it is the first of anyone's.

@@ -33,6 +33,11 @@ extension NotificationStore {
         (try outbox.awaitedReplies(), try outbox.nextExpiry())
     }
 
+    /// Commits parts of the local API's marks in one transaction; see `MarkPart`.
+    package func markParts(_ parts: [MarkPart], at now: Int64) throws -> [MarkPart.Result] {
+        try NotificationMarker(connection: connection).mark(parts, at: now)
+    }
+
     /// Marks notifications read for a caller of the local API; see `NotificationMarker`.
     package func markRead(ids: [Int64]?, for viewer: Viewer, at now: Int64, receipts: ReadReceiptTemplate?) throws -> NotificationMarker.Outcome {
         let marker = NotificationMarker(connection: connection)

@@ -9,6 +9,8 @@
 set_in_old_conffile() {
     local conf
     conf=$(ct_path /etc/intrapush/intrapush.conf)
+    # 0.5 shipped none: the administrator wrote their own.
+    touch "$conf"
     sed -i "/^$1 *=/d" "$conf"
     printf '%s = %s\n' "$1" "$2" >>"$conf"
 }

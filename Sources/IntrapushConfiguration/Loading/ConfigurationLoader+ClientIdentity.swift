@@ -36,8 +36,11 @@ extension ConfigurationLoader {
                     return nil
                 }
             }
+            // systemd's credentials are 0440 in a directory only the unit's processes may enter:
+            // for others they are not to be read.
+            let isCredential = environment["CREDENTIALS_DIRECTORY"].map { !$0.isEmpty && key.hasPrefix($0 + "/") } ?? false
             var status = stat()
-            if stat(key, &status) == 0, status.st_mode & 0o077 != 0 {
+            if !isCredential, stat(key, &status) == 0, status.st_mode & 0o077 != 0 {
                 warnings.append(
                     "tls_key_file \(key) can be read by others (mode \(String(status.st_mode & 0o777, radix: 8))); "
                         + "make it readable by the daemon only, or pass it as the credential tls_key")

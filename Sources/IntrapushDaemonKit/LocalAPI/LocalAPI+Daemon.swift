@@ -35,7 +35,7 @@ extension LocalAPI {
             var unreadOnly = all
             unreadOnly.unreadOnly = true
             let (visible, unread) = (all, unreadOnly)
-            self.queries.run(for: caller.userID) { reader in
+            self.queries.run(for: caller.userID, until: context) { reader in
                 (try reader.count(visible), try reader.count(unread))
             }.assumeIsolated().whenComplete { result in
                 switch result {

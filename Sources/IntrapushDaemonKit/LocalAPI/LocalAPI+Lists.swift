@@ -33,7 +33,14 @@ extension LocalAPI {
         paged.limit = Int(streams ? min(remaining ?? .max, Int64(limits.rowsPerReply)) : (remaining ?? 20))
         let page = paged
         let bytes = streams ? limits.bytesPerReply : limits.largestListBytes
-        queries.run(for: caller.userID) { reader in try Self.page(page, reader: reader, stoppingPast: bytes) }.assumeIsolated().whenComplete { result in
+        let rows: EventLoopFuture<(records: [NotificationRecord], isCut: Bool)>
+        if page.text != nil {
+            let search = SearchPage(PiecewiseSearch(page, idsPerPiece: QueryRunner.idsPerScanPiece), limit: page.limit!, stoppingPast: bytes)
+            rows = queries.scan(for: caller.userID, until: reply.context) { reader in try search.next(reader) }
+        } else {
+            rows = queries.run(for: caller.userID, until: reply.context) { reader in try Self.page(page, reader: reader, stoppingPast: bytes) }
+        }
+        rows.assumeIsolated().whenComplete { result in
             let (records, isCut): ([NotificationRecord], Bool)
             switch result {
             case .success(let found): (records, isCut) = found
@@ -57,7 +64,7 @@ extension LocalAPI {
 
     /// The query's rows, stopping after the row that passes `limit` bytes of text, and whether
     /// it stopped there: a reply stays bounded even when each notification is large.
-    private static func page(
+    static func page(
         _ query: NotificationQuery, reader: NotificationReader, stoppingPast limit: Int
     ) throws -> (records: [NotificationRecord], isCut: Bool) {
         struct Enough: Error {}
@@ -74,4 +81,51 @@ extension LocalAPI {
         }
         return (records, false)
     }
+}
+
+/// A page of a search, gathered a piece at a time on the scan lane: `page`'s limits, rows
+/// and bytes, over the pieces. Used by one piece at a time, on the lane's thread.
+final class SearchPage: @unchecked Sendable {
+    private var search: PiecewiseSearch
+    private let limit: Int
+    private let bytesLimit: Int
+    private var records: [NotificationRecord] = []
+    private var bytes = 0
+
+    init(_ search: PiecewiseSearch, limit: Int, stoppingPast bytesLimit: Int) {
+        self.search = search
+        self.limit = limit
+        self.bytesLimit = bytesLimit
+    }
+
+    /// Reads the next piece; the page once it is whole, nil while more pieces follow.
+    func next(_ reader: NotificationReader) throws -> (records: [NotificationRecord], isCut: Bool)? {
+        for record in try search.recordsNext(reader, limit: limit - records.count) {
+            records.append(record)
+            bytes += record.payload.utf8.count + (record.body?.utf8.count ?? 0) + (record.title?.utf8.count ?? 0)
+            if bytes > bytesLimit { return (records, true) }
+        }
+        return records.count >= limit || search.isFinished ? (records, false) : nil
+    }
+}
+
+/// A count of a search, summed over its pieces on the scan lane.
+final class SearchCount: @unchecked Sendable {
+    private var search: PiecewiseSearch
+    private var total: Int64 = 0
+
+    init(_ search: PiecewiseSearch) {
+        self.search = search
+    }
+
+    /// Counts the next piece; the total once the last is counted.
+    func next(_ reader: NotificationReader) throws -> Int64? {
+        total += try search.countNext(reader)
+        return search.isFinished ? total : nil
+    }
+}
+
+extension VarlinkResponder {
+    /// The call it answers.
+    var context: VarlinkCallContext? { sink as? VarlinkCallContext }
 }

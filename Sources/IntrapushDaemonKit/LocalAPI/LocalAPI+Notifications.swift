@@ -14,7 +14,7 @@ extension LocalAPI {
             case .list(let parameters): self.list(parameters, caller: caller, viewer: viewer, reply: context.responder())
             case .count(let parameters): self.count(parameters, caller: caller, viewer: viewer, reply: context.responder())
             case .show(let parameters): self.show(parameters, caller: caller, viewer: viewer, reply: context.responder())
-            case .markRead(let parameters): self.markRead(parameters, viewer: viewer, reply: context.responder())
+            case .markRead(let parameters): self.markRead(parameters, viewer: viewer, person: caller.userID, reply: context.responder())
             case .subscribe(let parameters): self.subscribe(parameters, caller: caller, viewer: viewer, on: context)
             }
         }
@@ -39,7 +39,14 @@ extension LocalAPI {
         case .success(let made): query = made
         case .failure(let failure): return reply.fail(failure)
         }
-        queries.run(for: caller.userID) { try $0.count(query) }.assumeIsolated().whenComplete { result in
+        let counted: EventLoopFuture<Int64>
+        if query.text != nil {
+            let search = SearchCount(PiecewiseSearch(query, idsPerPiece: QueryRunner.idsPerScanPiece))
+            counted = queries.scan(for: caller.userID, until: reply.context) { try search.next($0) }
+        } else {
+            counted = queries.run(for: caller.userID, until: reply.context) { try $0.count(query) }
+        }
+        counted.assumeIsolated().whenComplete { result in
             switch result {
             case .success(let count): reply.reply(.init(count: count))
             case .failure(let error): reply.fail(self.notificationsFailure(error))
@@ -52,7 +59,7 @@ extension LocalAPI {
         reply: VarlinkResponder<NotificationsInterface.Show>
     ) {
         let id = parameters.id
-        queries.run(for: caller.userID) { try $0.notification(id: id, viewer: viewer) }.assumeIsolated().whenComplete { result in
+        queries.run(for: caller.userID, until: reply.context) { try $0.notification(id: id, viewer: viewer) }.assumeIsolated().whenComplete { result in
             switch result {
             case .success(let record?):
                 reply.reply(.init(notification: record.localAPIValue))
@@ -66,7 +73,8 @@ extension LocalAPI {
     }
 
     private func markRead(
-        _ parameters: NotificationsInterface.MarkRead.Parameters, viewer: Viewer, reply: VarlinkResponder<NotificationsInterface.MarkRead>
+        _ parameters: NotificationsInterface.MarkRead.Parameters, viewer: Viewer, person: UInt32,
+        reply: VarlinkResponder<NotificationsInterface.MarkRead>
     ) {
         let ids: [Int64]?
         switch (parameters.ids, parameters.all ?? false) {
@@ -74,7 +82,11 @@ extension LocalAPI {
         case (nil, true): ids = nil
         default: return reply.fail(.invalidParameter(parameter: "ids"))
         }
+        // Counted until it is committed, whether or not the caller waits for the answer.
+        let cost = writes.cost(ofMarking: ids)
+        writeStarted(by: person, ids: cost)
         outbox.markRead(ids: ids, for: viewer).assumeIsolated().whenComplete { result in
+            self.writeFinished(by: person, ids: cost)
             switch result {
             case .success(let outcome):
                 reply.reply(.init(
@@ -92,7 +104,7 @@ extension LocalAPI {
         let reply = context.responder(NotificationsInterface.Subscribe.self)
         guard reply.wantsMore else { return reply.fail(.expectedMore) }
         guard let after = parameters.afterID else {
-            queries.run(for: caller.userID) { try $0.latestID() }.assumeIsolated().whenComplete { result in
+            queries.run(for: caller.userID, until: context) { try $0.latestID() }.assumeIsolated().whenComplete { result in
                 switch result {
                 case .success(let latest): self.subscriptions.add(reply, context: context, viewer: viewer, after: latest)
                 case .failure(let error): reply.fail(self.notificationsFailure(error))

@@ -10,7 +10,7 @@ extension LocalAPI {
         switch call {
         case .send(let parameters):
             let reply = context.responder(OutboxInterface.Send.self)
-            queue(parameters.message, kind: .message, timeout: nil, fail: reply.fail) { queued, messageID in
+            queue(parameters.message, kind: .message, timeout: nil, on: context, fail: reply.fail) { queued, messageID in
                 reply.reply(.init(row: queued.row, messageID: messageID))
             }
         case .request(let parameters):
@@ -22,7 +22,7 @@ extension LocalAPI {
                 }
                 timeout = .milliseconds(milliseconds)
             }
-            queue(parameters.message, kind: .request, timeout: timeout, fail: reply.fail) { queued, messageID in
+            queue(parameters.message, kind: .request, timeout: timeout, on: context, fail: reply.fail) { queued, messageID in
                 self.awaitReply(queued, messageID: messageID, reply: reply, on: context)
             }
         case .wake:
@@ -33,7 +33,7 @@ extension LocalAPI {
     }
 
     private func queue(
-        _ text: String, kind: OutboxKind, timeout: Duration?, fail: @escaping (OutboxInterface.Failure) -> Void,
+        _ text: String, kind: OutboxKind, timeout: Duration?, on context: VarlinkCallContext, fail: @escaping (OutboxInterface.Failure) -> Void,
         queued: @escaping (OutboxCoordinator.QueuedMessage, _ messageID: String) -> Void
     ) {
         let submission: OutboxSubmission
@@ -42,7 +42,10 @@ extension LocalAPI {
         } catch {
             return fail(Self.refused(error))
         }
+        let person = context.connection.identity?.userID ?? 0
+        writeStarted(by: person)
         outbox.queue(submission).assumeIsolated().whenComplete { result in
+            self.writeFinished(by: person)
             switch result {
             case .success(.success(let message)): queued(message, submission.message.id)
             case .success(.failure(let refusal)): fail(Self.refused(refusal))

@@ -15,10 +15,18 @@ protocol LocalAPIOutbox: AnyObject {
     func wake()
 }
 
-/// Where the local API's reads run, one user's after another's: `QueryRunner` in the daemon.
+/// Where the local API's reads run, people in turn: `QueryRunner` in the daemon. Each fails
+/// with `QueryRunner.Busy` when too many of `user`'s wait already, and with
+/// `QueryRunner.Cancelled` once `call` ended; completes on the loop.
 protocol LocalAPIQueries: AnyObject {
-    /// Fails with `QueryRunner.Busy` when too many of `user`'s wait already; completes on the loop.
-    func run<T: Sendable>(for user: UInt32, _ work: @escaping @Sendable (NotificationReader) throws -> T) -> EventLoopFuture<T>
+    /// A point read or a page.
+    func run<T: Sendable>(
+        for user: UInt32, until call: (any CallLifetime)?, _ work: @escaping @Sendable (NotificationReader) throws -> T
+    ) -> EventLoopFuture<T>
+    /// A search, a piece at a time: `piece` answers nil while more pieces follow.
+    func scan<T: Sendable>(
+        for user: UInt32, until call: (any CallLifetime)?, _ piece: @escaping @Sendable (NotificationReader) throws -> T?
+    ) -> EventLoopFuture<T>
     /// Names for a caller's numbers, off the event loop.
     func caller(_ identity: PeerIdentity) -> EventLoopFuture<Caller>
 }
@@ -36,6 +44,10 @@ final class LocalAPI: VarlinkService, @unchecked Sendable {
     let eventLoop: any EventLoop
     let logger: Logger
     private(set) var policy: AccessPolicy
+    /// Each person's writes handed to the push loop and not yet committed.
+    private(set) var writes = WriteBudget()
+    /// The connections of people over their write budget, to go on once they are under it.
+    private var waitingForWrites: [UInt32: [() -> Void]] = [:]
     /// Made on first use, on the event loop, like everything the API holds.
     private(set) lazy var subscriptions = Subscriptions(api: self)
     /// How many `Subscribe` calls are open, read after each commit on the push loop: with none,
@@ -112,6 +124,26 @@ final class LocalAPI: VarlinkService, @unchecked Sendable {
         }
     }
 
+    func mayTakeCall(from identity: PeerIdentity) -> Bool {
+        !writes.isFull(for: identity.userID)
+    }
+
+    func whenMayTakeCall(from identity: PeerIdentity, _ body: @escaping () -> Void) {
+        guard writes.isFull(for: identity.userID) else { return body() }
+        waitingForWrites[identity.userID, default: []].append(body)
+    }
+
+    /// A write of `person`'s goes to the push loop.
+    func writeStarted(by person: UInt32, ids: Int = 0) {
+        writes.started(by: person, ids: ids)
+    }
+
+    /// It was committed (or failed): their connections go on once they are under their budget.
+    func writeFinished(by person: UInt32, ids: Int = 0) {
+        guard writes.finished(by: person, ids: ids), let waiting = waitingForWrites.removeValue(forKey: person) else { return }
+        for resume in waiting { resume() }
+    }
+
     func closed(_ identity: PeerIdentity?, because reason: String) {
         logger.debug("closed a local API connection: \(reason)", metadata: ["uid": "\(identity.map { "\($0.userID)" } ?? "unknown")"])
     }
@@ -151,6 +183,8 @@ final class LocalAPI: VarlinkService, @unchecked Sendable {
     /// Busy when the user's queries fill their queue; else the database failed (logged).
     func isBusy(_ error: any Error) -> Bool {
         if error is QueryRunner.Busy { return true }
+        // Its caller has gone: the answer goes nowhere, and nothing failed.
+        if error is QueryRunner.Cancelled { return false }
         logger.error("a query of the local API failed", metadata: ["error": "\(error)"])
         return false
     }

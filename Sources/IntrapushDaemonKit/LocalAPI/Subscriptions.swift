@@ -79,7 +79,7 @@ final class Subscriptions {
         subscriber.isReading = true
         subscriber.hasNews = false
         let (cursor, viewer) = (subscriber.cursor, subscriber.viewer)
-        api.queries.run(for: subscriber.userID) { reader in
+        api.queries.run(for: subscriber.userID, until: subscriber.context) { reader in
             try reader.notifications(after: cursor, limit: Self.rowsPerRead, viewer: viewer)
         }.assumeIsolated().whenComplete { result in
             subscriber.isReading = false

@@ -7,7 +7,10 @@ enum ThreadName: String {
     case push = "intrapush-push"
     /// The local API's and the metrics' event loop.
     case api = "intrapush-api"
+    /// The local API's point reads and pages.
     case query = "intrapush-query"
+    /// The local API's searches, a piece at a time.
+    case scan = "intrapush-scan"
     case checkpoint = "intrapush-ckpt"
     /// Where a burst's batch is synced while the push loop reads on.
     case walSync = "intrapush-sync"

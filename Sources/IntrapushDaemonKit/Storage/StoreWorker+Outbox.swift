@@ -38,10 +38,14 @@ extension StoreWorker {
     func markRead(ids: [Int64]?, for viewer: Viewer, receipts: ReadReceiptTemplate?, on eventLoop: any EventLoop)
         -> EventLoopFuture<NotificationMarker.Outcome>
     {
-        let store = self.store
-        return executor.runIfActive(eventLoop: eventLoop) {
-            try store.markRead(ids: ids, for: viewer, at: WallClock.nowMilliseconds(), receipts: receipts)
+        let marks = self.marks
+        let request: MarkSchedule.Request = ids.map { .ids($0) } ?? .all
+        guard executor.eventLoop.inEventLoop else {
+            return executor.eventLoop.flatSubmit {
+                marks.mark(request, person: viewer.userID, viewer: viewer, receipts: receipts)
+            }.hop(to: eventLoop)
         }
+        return marks.mark(request, person: viewer.userID, viewer: viewer, receipts: receipts).hop(to: eventLoop)
     }
 
     /// The requests that wait for replies and the earliest deadline, for a daemon starting.

@@ -16,6 +16,8 @@ import NIOCore
 final class StoreWorker: PushCommitter, Sendable {
     let executor: StoreExecutor
     let store: NotificationStore
+    /// The local API's marks, in slices between turns of pushes.
+    let marks: LocalMarks
     private let checkpointer: Checkpointer?
     /// Where a burst's batches are synced (`syncBesideFrom`).
     private let walSyncThread: WorkerThread
@@ -49,6 +51,7 @@ final class StoreWorker: PushCommitter, Sendable {
         self.receivedAtLastRelease = NIOLockedValueBox(initialState.receivedTotal)
         let executor = StoreExecutor(eventLoop: eventLoop)
         self.executor = executor
+        marks = LocalMarks(executor: executor, store: store)
         walSyncThread = WorkerThread(name: .walSync)
         do {
             let checkpointer = try Checkpointer(store: store, writer: executor)

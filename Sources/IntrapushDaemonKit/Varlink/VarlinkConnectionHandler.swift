@@ -14,6 +14,11 @@ protocol VarlinkService: AnyObject {
     func refuse(_ call: VarlinkCall, context: VarlinkCallContext)
     /// A connection broke the protocol and is closed unanswered (there is no call to answer).
     func closed(_ identity: PeerIdentity?, because reason: String)
+    /// Whether `identity` may start another call now: what they handed over earlier (a oneway
+    /// call's write included) is within their budget.
+    func mayTakeCall(from identity: PeerIdentity) -> Bool
+    /// Runs `body` once they may (at once when they may now).
+    func whenMayTakeCall(from identity: PeerIdentity, _ body: @escaping () -> Void)
 }
 
 /// The protocol layer of one connection to the Varlink server, between the framing
@@ -44,6 +49,8 @@ final class VarlinkConnectionHandler: ChannelDuplexHandler {
     private var reservedBytes = 0
     private var isReadPending = false
     private var isTakingCalls = false
+    /// Its person's writes fill their budget: no call is taken until some are done.
+    private var isWaitingForBudget = false
     private var isClosing = false
     private var lastWrite: EventLoopFuture<Void>?
     private var writabilityWaiters: [() -> Void] = []
@@ -153,7 +160,7 @@ final class VarlinkConnectionHandler: ChannelDuplexHandler {
     func read(context: ChannelHandlerContext) {
         // Nothing more is read while a call is answered, or while the caller has not read the
         // replies: the next call waits in the socket.
-        if current != nil || isClosing || !context.channel.isWritable {
+        if current != nil || isClosing || isWaitingForBudget || !context.channel.isWritable {
             isReadPending = true
         } else {
             context.read()
@@ -184,6 +191,15 @@ final class VarlinkConnectionHandler: ChannelDuplexHandler {
         isTakingCalls = true
         defer { isTakingCalls = false }
         while current == nil, !isClosing, isOpen, isWritable {
+            if let identity, decision == .admitted, !service.mayTakeCall(from: identity) {
+                guard !isWaitingForBudget else { return }
+                isWaitingForBudget = true
+                service.whenMayTakeCall(from: identity) { [weak self] in
+                    self?.isWaitingForBudget = false
+                    self?.takeCalls()
+                }
+                return
+            }
             let message: ByteBuffer?
             do {
                 message = try framing.nextMessage(longest: admission.limits.longestMessage(maximumMessageSize: service.maximumMessageSize))

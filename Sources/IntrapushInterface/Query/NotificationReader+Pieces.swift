@@ -51,12 +51,13 @@ extension NotificationReader {
         return total
     }
 
-    /// The id ranges within the query's own, in the order its rows are wanted.
-    private func pieceRanges(_ query: NotificationQuery, size: Int64) throws -> [ClosedRange<Int64>]? {
+    /// The id ranges within the query's own, in the order its rows are wanted; `nil` when they
+    /// fit in one piece (unless `evenOne`: then that one), or there are none.
+    func pieceRanges(_ query: NotificationQuery, size: Int64, evenOne: Bool = false) throws -> [ClosedRange<Int64>]? {
         let stored = try storedIDs()
         let wanted = query.idRange ?? stored
         let (lowest, highest) = (max(wanted.lowerBound, stored.lowerBound), min(wanted.upperBound, stored.upperBound))
-        guard lowest <= highest, highest - lowest >= size else { return nil }
+        guard lowest <= highest, evenOne || highest - lowest >= size else { return nil }
         let newestFirst = stride(from: highest, through: lowest, by: Int64.Stride(-size)).map { (top: Int64) in
             max(lowest, top - size + 1)...top
         }

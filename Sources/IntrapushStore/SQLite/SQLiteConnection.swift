@@ -34,6 +34,8 @@ package final class SQLiteConnection {
     let db: OpaquePointer
     /// Keeps the WAL hook's handler alive as long as SQLite may call it.
     var walHook: WALHook?
+    /// Keeps the progress handler's check alive likewise.
+    var interruptCheck: InterruptCheck?
     private lazy var beginStatement = try? prepare("BEGIN IMMEDIATE", persistent: true)
     private lazy var commitStatement = try? prepare("COMMIT", persistent: true)
     private lazy var rollbackStatement = try? prepare("ROLLBACK", persistent: true)

@@ -28,7 +28,9 @@ struct LocalAPITests {
             self.reader = reader
         }
 
-        func run<T: Sendable>(for user: UInt32, _ work: @escaping @Sendable (NotificationReader) throws -> T) -> EventLoopFuture<T> {
+        func run<T: Sendable>(
+            for user: UInt32, until call: (any CallLifetime)?, _ work: @escaping @Sendable (NotificationReader) throws -> T
+        ) -> EventLoopFuture<T> {
             let promise = loop.makePromise(of: T.self)
             let complete = { [self] in
                 if !failures.isEmpty { return promise.fail(failures.removeFirst()) }
@@ -36,6 +38,16 @@ struct LocalAPITests {
             }
             if isHolding { held.append(complete) } else { complete() }
             return promise.futureResult
+        }
+
+        func scan<T: Sendable>(
+            for user: UInt32, until call: (any CallLifetime)?, _ piece: @escaping @Sendable (NotificationReader) throws -> T?
+        ) -> EventLoopFuture<T> {
+            run(for: user, until: call) { reader in
+                while true {
+                    if let result = try piece(reader) { return result }
+                }
+            }
         }
 
         func caller(_ identity: PeerIdentity) -> EventLoopFuture<Caller> {

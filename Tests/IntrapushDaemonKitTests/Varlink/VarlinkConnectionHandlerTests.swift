@@ -33,6 +33,18 @@ struct VarlinkConnectionHandlerTests {
         }
 
         func closed(_ identity: PeerIdentity?, because reason: String) { closedBecause.append(reason) }
+
+        /// The people whose writes fill their budget; `budgetFreed` lets them go on.
+        var fullBudgets: Set<UInt32> = []
+        var waitingForBudget: [UInt32: [() -> Void]] = [:]
+        func mayTakeCall(from identity: PeerIdentity) -> Bool { !fullBudgets.contains(identity.userID) }
+        func whenMayTakeCall(from identity: PeerIdentity, _ body: @escaping () -> Void) {
+            waitingForBudget[identity.userID, default: []].append(body)
+        }
+        func budgetFreed(for user: UInt32) {
+            fullBudgets.remove(user)
+            for resume in waitingForBudget.removeValue(forKey: user) ?? [] { resume() }
+        }
     }
 
     /// Counts the `read()` calls that reach the head of the pipeline: reading resumed.
@@ -143,6 +155,26 @@ struct VarlinkConnectionHandlerTests {
         var isStopped = false
         stopped.whenSuccess { isStopped = true }
         #expect(isStopped, "the stop completes once every connection has closed")
+    }
+
+    @Test("a person over their write budget: no call taken, nothing read, on any of their connections, until some is done")
+    func writeBudgetHoldsTheConnection() throws {
+        let (first, reads) = try connect(uid: 1000)
+        let (second, _) = try connect(uid: 1000)
+        service.fullBudgets = [1000]
+        try send(first, #"{"method":"test.Mark","oneway":true}"#)
+        try send(second, #"{"method":"test.Echo","parameters":{"n":1}}"#)
+        let answered = try replies(second)
+        #expect(service.calls.isEmpty && answered.isEmpty, "no call of theirs is taken")
+        let before = reads.reads
+        first.read()
+        #expect(reads.reads == before, "their connection is not read")
+        let (other, _) = try connect(uid: 2000)
+        try send(other, #"{"method":"test.Echo","parameters":{"other":true}}"#)
+        #expect(try replies(other) == [#"{"parameters":{"other":true}}"#], "another person is answered meanwhile")
+        service.budgetFreed(for: 1000)
+        #expect(service.calls.map(\.call.method) == ["test.Mark"])
+        #expect(try replies(second) == [#"{"parameters":{"n":1}}"#])
     }
 
     @Test("nothing is read while a call runs; reading resumes once it ended and no call waits")
