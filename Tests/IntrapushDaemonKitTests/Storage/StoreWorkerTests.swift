@@ -148,27 +148,34 @@ struct StoreWorkerTests {
 
     /// SQLite's own checkpoint runs inside the commits then, where a sync beside would not cover
     /// what it copies: the batch keeps SQLite's sync in its commit.
-    @Test("without the checkpointer a burst's batch is synced in its commit: done when commit() returns, nothing synced beside")
+    @Test("without the checkpointer a burst's batch is synced in its commit: done when commit() returns, nothing synced beside; the log says so once")
     func noCheckpointerNoSyncBeside() async throws {
         let syncsBeside = NIOLockedValueBox(0)
+        let logs = CapturedLogs()
         let worker = StoreWorker(
             store: try NotificationStore(path: directory.file("alone")), initialState: LiveState(state: .connected, updatedAt: 0),
-            eventLoop: loops.next(), logger: Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() }),
+            eventLoop: loops.next(), logger: Logger(label: "test", factory: { _ in CapturedLogHandler(logs: logs) }),
             syncWAL: { file in
                 syncsBeside.withLockedValue { $0 += 1 }
                 try file.sync()
             },
             checkpoints: CheckpointSettings(startsCheckpointer: false))
         let loop = worker.executor.eventLoop
-        let pushes = (0..<StoreWorker.syncBesideFrom).map { index in Push.text(#"{"id":"b\#(index)"}"#, id: "b\(index)") }
-        let completedAtOnce = try await loop.submit {
-            var isComplete = false
-            worker.commit(pushes, on: loop).whenComplete { _ in isComplete = true }
-            return isComplete
-        }.get()
-        #expect(completedAtOnce)
+        for batch in 0..<2 {
+            let pushes = (0..<StoreWorker.syncBesideFrom).map { index in Push.text(#"{"id":"b\#(batch)-\#(index)"}"#, id: "b\(batch)-\(index)") }
+            let completedAtOnce = try await loop.submit {
+                var isComplete = false
+                worker.commit(pushes, on: loop).whenComplete { _ in isComplete = true }
+                return isComplete
+            }.get()
+            #expect(completedAtOnce)
+        }
         #expect(syncsBeside.withLockedValue { $0 } == 0)
-        #expect(worker.currentLiveState.receivedTotal == Int64(pushes.count))
+        #expect(worker.currentLiveState.receivedTotal == Int64(2 * StoreWorker.syncBesideFrom))
+        #expect(logs.entries.map(\.message) == [
+            "the checkpointer did not start (switched off by INTRAPUSH_TEST_NO_CHECKPOINTER): SQLite copies the write-ahead log back inside the commits, and every batch of pushes is synced in its own commit",
+        ])
+        #expect(logs.entries.first?.level == .warning)
         await worker.shutdown()
         try await shutdown()
     }
