@@ -62,8 +62,8 @@ final class StoreWorker: PushCommitter, Sendable {
             store.onCommit(walPages: checkpointer.committed(walPages:))
             self.checkpointer = checkpointer
         } catch {
-            // SQLite's own checkpoint runs inside the commits then, where no sync beside would
-            // cover what it copies: every batch keeps SQLite's sync in its commit (`commit`).
+            // SQLite's own checkpoint runs inside the commits then, at a moment we do not choose:
+            // every batch keeps SQLite's sync in its commit (`commit`), the path SQLite answers for.
             let reason = error is CheckpointerSwitchedOff ? "\(error)" : "cannot open a second connection to the database: \(error)"
             logger.warning(
                 "the checkpointer did not start (\(reason)): SQLite copies the write-ahead log back inside the commits, and every batch of pushes is synced in its own commit")
