@@ -170,26 +170,32 @@ notifier-test: release
 	/usr/bin/python3 Tests/Notifier/notifier_test.py --bin-dir $(RELEASE_DIR)
 
 # Power cuts (Tests/PowerCut, as root): cutfs, a FUSE file system, keeps what was not fsynced in
-# memory and loses it (or tears it) on a cut. First its self-test (a writer acknowledging after
-# COMMIT must lose rows under synchronous=NORMAL and OFF, none under FULL), then the daemon's
+# memory and loses it (or tears it, or lets it reach the disk out of order) on a cut. First its
+# self-test (a writer acknowledging after COMMIT must lose rows under synchronous=NORMAL and OFF,
+# none under FULL; one relying on SQLite writing in order must be caught), then the daemon's
 # database and outbox, and the agent's state, cut at random instants and checked after the
-# reboot; then a stalled disk (cutfs holds every fsync): the daemon's local API answers and says
-# so, and nothing is acknowledged before its commit. powercut-smoke, in make test, runs fewer rounds.
+# reboot (the daemon's restart rounds cut inside a burst that starts the WAL over, with and
+# without the checkpointer); then a stalled disk (cutfs holds every fsync): the daemon's local
+# API answers and says so, and nothing is acknowledged before its commit. powercut-smoke, in
+# make test, runs fewer rounds.
 POWERCUT_ROUNDS ?= 30
 POWERCUT_STRICT ?= 10
+POWERCUT_RESTART ?= 8
+POWERCUT_NO_CHECKPOINTER ?= 4
 POWERCUT_AGENT_ROUNDS ?= 10
 powercut: release
 	@if [ "$$(id -u)" != 0 ]; then echo "powercut: skipped: mounting a FUSE file system needs root (CI runs it as root)"; else \
 	  set -e; \
 	  /usr/bin/python3 Tests/PowerCut/selftest.py --rounds 5; \
-	  /usr/bin/python3 Tests/PowerCut/selftest.py --rounds 3 --strict; \
-	  /usr/bin/python3 Tests/PowerCut/powercut.py --rounds $(POWERCUT_ROUNDS) --strict-rounds $(POWERCUT_STRICT) --binaries $(RELEASE_DIR); \
+	  /usr/bin/python3 Tests/PowerCut/selftest.py --rounds 3 --strict --reorder-rounds 0; \
+	  /usr/bin/python3 Tests/PowerCut/powercut.py --rounds $(POWERCUT_ROUNDS) --strict-rounds $(POWERCUT_STRICT) \
+	    --restart-rounds $(POWERCUT_RESTART) --no-checkpointer-rounds $(POWERCUT_NO_CHECKPOINTER) --binaries $(RELEASE_DIR); \
 	  /usr/bin/python3 Tests/PowerCut/agent_powercut.py --rounds $(POWERCUT_AGENT_ROUNDS) --binaries $(RELEASE_DIR); \
 	  /usr/bin/python3 Tests/PowerCut/stall.py --binaries $(RELEASE_DIR); \
 	fi
 
 powercut-smoke:
-	$(MAKE) powercut POWERCUT_ROUNDS=10 POWERCUT_STRICT=4 POWERCUT_AGENT_ROUNDS=4
+	$(MAKE) powercut POWERCUT_ROUNDS=10 POWERCUT_STRICT=4 POWERCUT_RESTART=2 POWERCUT_NO_CHECKPOINTER=1 POWERCUT_AGENT_ROUNDS=4
 
 # Three pushes shown by dunst under Xvfb, and a screenshot of them (docs/notifier-screenshot.png).
 screenshot: release

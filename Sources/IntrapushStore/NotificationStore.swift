@@ -5,8 +5,22 @@ import CSQLite
 package enum WALSync: Sendable {
     /// SQLite, inside the commit (`synchronous=FULL`).
     case inCommit
-    /// The caller, by `NotificationStore.walFile`'s `sync()`, after the commit returned.
+    /// The caller, by `NotificationStore.walFile`'s `sync()`, after the commit returned. SQLite
+    /// commits at `synchronous=NORMAL`: without the commit's own sync, but with the sync of the
+    /// log's header when the log starts over and those of a checkpoint, which `OFF` would skip
+    /// too (then writes reaching the disk out of order can make recovery replay old frames
+    /// under a new header, SQLite's ticket ff5be73dee).
     case byCaller
+}
+
+/// SQLite's sync in each commit could not be turned back on after a batch committed without it:
+/// every later write would go unsynced, so the writer must stop rather than go on.
+package struct SyncInCommitNotRestored: Error, CustomStringConvertible {
+    package let cause: any Error
+
+    package var description: String {
+        "cannot turn SQLite's sync of each commit back on after a batch synced by the daemon: \(cause)"
+    }
 }
 
 /// The daemon's durable store of pushes: one SQLite file in WAL mode with `synchronous=FULL`.
@@ -70,9 +84,11 @@ package final class NotificationStore: @unchecked Sendable {
     /// `makeLiveState` runs inside the transaction, before the commit: if the commit then fails,
     /// nothing is stored even though it ran.
     ///
-    /// With `.byCaller`, SQLite commits without its sync: the batch is durable only once the
-    /// caller's `walFile.sync()` returns, and must not be acknowledged before. Every other write
-    /// keeps SQLite's own sync.
+    /// With `.byCaller`, SQLite commits without its sync (`WALSync.byCaller`): the batch is
+    /// durable only once the caller's `walFile.sync()` returns, and must not be acknowledged
+    /// before. Every other write keeps SQLite's own sync: `synchronous=FULL` is put back after the
+    /// batch whatever happened in it, and when that fails this throws `SyncInCommitNotRestored`
+    /// (the batch may be committed: its caller must stop, acknowledging nothing).
     package func store(
         _ pushes: [Push],
         syncing sync: WALSync = .inCommit,
@@ -83,16 +99,15 @@ package final class NotificationStore: @unchecked Sendable {
             return []
         }
         guard sync == .inCommit else {
-            try connection.execute("PRAGMA synchronous = OFF")
-            let outcomes: [StoreOutcome]
+            try connection.execute("PRAGMA synchronous = NORMAL")
+            // Every path of the batch comes back here (a `defer` could not report a failure).
+            let outcomes = Result { try store(pushes, syncing: .inCommit, liveState: makeLiveState) }
             do {
-                outcomes = try store(pushes, syncing: .inCommit, liveState: makeLiveState)
-            } catch {
                 try connection.execute("PRAGMA synchronous = FULL")
-                throw error
+            } catch {
+                throw SyncInCommitNotRestored(cause: error)
             }
-            try connection.execute("PRAGMA synchronous = FULL")
-            return outcomes
+            return try outcomes.get()
         }
         return try connection.transaction {
             var outcomes: [StoreOutcome] = []
@@ -126,6 +141,12 @@ package final class NotificationStore: @unchecked Sendable {
     /// commit (see `Checkpointer`).
     package func onCommit(walPages handler: @escaping (_ walPages: Int) -> Void) {
         connection.onCommit(walPages: handler)
+    }
+
+    /// Sets the WAL's length in pages past which SQLite checkpoints inside the commit (its
+    /// automatic checkpoint, 1,000 unless told; off once `onCommit` is called).
+    package func checkpointAutomatically(pastPages pages: Int) throws {
+        try connection.execute("PRAGMA wal_autocheckpoint = \(pages)")
     }
 
     /// Copies what it can of the WAL into the database file without waiting for anyone

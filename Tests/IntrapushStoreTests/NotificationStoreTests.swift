@@ -18,23 +18,6 @@ struct NotificationStoreTests {
         #expect(try other.text("PRAGMA journal_mode") == "wal")
     }
 
-    /// A burst's batch is committed without SQLite's sync, for the daemon to sync beside; every
-    /// write after it must get SQLite's own sync again, the outbox's and the live state's too.
-    @Test("a batch left for the caller to sync leaves the connection at synchronous=FULL, after a failure too")
-    func syncByCaller() throws {
-        struct Refused: Error {}
-        let directory = try TemporaryDirectory("store")
-        let store = try NotificationStore(path: directory.file())
-        #expect(try store.store([.text("one", id: "1", at: 1)], syncing: .byCaller) { _ in nil } == [.inserted(rowID: 1)])
-        #expect(try store.connection.integer("PRAGMA synchronous") == 2)
-        try store.walFile.sync()
-        #expect(throws: Refused.self) {
-            try store.store([.text("two", id: "2", at: 2)], syncing: .byCaller) { _ in throw Refused() }
-        }
-        #expect(try store.connection.integer("PRAGMA synchronous") == 2)
-        #expect(try store.connection.integer("SELECT count(*) FROM notifications") == 1)
-    }
-
     @Test("a write-ahead log that cannot be opened is named, with the reason")
     func walFileMissing() throws {
         let directory = try TemporaryDirectory("store")

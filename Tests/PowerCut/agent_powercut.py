@@ -10,7 +10,7 @@ its creation is tested too. On a private session bus with python-dbusmock's noti
 (Tests/Notifier/notifier_world.py), the devserver and the real daemon (database on a normal
 disk), the real agent shows the pushes; the daemon is stopped (SIGTERM) and the test clicks
 "mark-read" on one notification after another, each waited for in the state file read through
-the mount. A random 0.3-1.5 s after the first click the power goes (`cut` or `cut torn`), the
+the mount. A random 0.3-1.5 s after the first click the power goes (`cut`, `cut torn` or `cut scatter`), the
 agent is SIGKILLed and the same backing mounted again: the reboot. Then every accepted mark must
 be in `unsent_reads`, and once the daemon and the agent start again, in the database
 (`notification_reads`), after which `unsent_reads` is empty.
@@ -47,6 +47,7 @@ from intrapush_test_support import wait_for  # noqa: E402
 from notifier_world import World  # noqa: E402
 
 ROOT = os.path.abspath(os.path.join(HERE, os.pardir, os.pardir))
+KINDS = ("cut", "torn", "scatter")
 PUSHES, BATCH = 200, 20  # shown in batches no larger than --catch-up, so never summarised
 
 
@@ -89,7 +90,7 @@ def click_until_cut(clicks, click, cursor, fs, r, rng):
     versions, cut = [], threading.Event()
 
     def power_cut():
-        r["stats"] = fs.command("cut torn" if r["torn"] else "cut")
+        r["stats"] = fs.command("cut" if r["kind"] == "cut" else f"cut {r['kind']}")
         cut.set()
 
     def accepted(record):
@@ -119,12 +120,12 @@ def click_until_cut(clicks, click, cursor, fs, r, rng):
 
 def one_round(number, seed, options, workdir):
     rng = random.Random(seed)
-    strict, torn, delay = rng.random() < 0.5, rng.random() < 0.5, rng.uniform(0.3, 1.5)
+    strict, kind, delay = rng.random() < 0.5, KINDS[min(int(rng.random() * 3), 2)], rng.uniform(0.3, 1.5)
     root = os.path.join(workdir, f"r{number}")
     backing, mnt, commands = (os.path.join(root, name) for name in ("backing", "mnt", "ctl"))
     cursor = os.path.join(mnt, "intrapush", "notifier-cursor")
     os.makedirs(backing)  # empty: the agent makes `intrapush` in it
-    r = dict(number=number, seed=seed, strict=strict, torn=torn, delay=delay, clicks=0, accepted=0,
+    r = dict(number=number, seed=seed, strict=strict, kind=kind, delay=delay, clicks=0, accepted=0,
              in_flight=0, in_flight_lost=0, lost=[], after="not read", delivered=None, problems=[], stats="")
     started, world, writer = time.monotonic(), None, None
     log = open(os.path.join(root, "cutfs.log"), "ab")
@@ -202,7 +203,7 @@ def one_round(number, seed, options, workdir):
 
 
 def describe(r):
-    kind = ("strict" if r["strict"] else "plain ") + (" torn" if r["torn"] else " cut ")
+    kind = ("strict " if r["strict"] else "plain  ") + f"{r['kind']:7}"
     line = (f"round {r['number']} seed={r['seed']} {kind} after {r['delay']:.2f}s: clicks={r['clicks']} "
             f"accepted={r['accepted']} lost={len(r['lost'])} in_flight={r['in_flight']} (lost "
             f"{r['in_flight_lost']}) after reboot: {r['after']}, delivered "
@@ -237,7 +238,8 @@ def main():
 
     n = len(results)
     total = lambda key: sum(r[key] if isinstance(r[key], int) else len(r[key]) for r in results)  # noqa: E731
-    print(f"rounds: {n} (strict {sum(r['strict'] for r in results)}, torn {sum(r['torn'] for r in results)})")
+    print(f"rounds: {n} (strict {sum(r['strict'] for r in results)}, torn {sum(r['kind'] == 'torn' for r in results)}, "
+          f"out of order {sum(r['kind'] == 'scatter' for r in results)})")
     print(f"marks accepted: {total('accepted')} (clicks {total('clicks')})")
     print(f"marks lost: {total('lost')} (in {sum(bool(r['lost']) for r in results)} rounds)")
     print(f"marks in flight at the cut (strict rounds): {total('in_flight')}, lost {total('in_flight_lost')}")

@@ -1,5 +1,5 @@
 """cutfs's command socket, both ends: a unix stream socket, one line of text in and one line of
-text out per command (`ping`, `stats`, `cut`, `cut torn`, `sync`; see cutfs.py)."""
+text out per command (`ping`, `stats`, `cut`, `cut scatter`, `arm scatter R W`, `sync`; see cutfs.py)."""
 import os
 import socket
 import threading

@@ -9,9 +9,19 @@ passthrough of the BACKING directory, whose content is what a disk would hold: d
 write, truncate and extension of a file is kept in memory only (pending.py), and reads and sizes
 see it (read-your-writes), until an fsync or fdatasync of that file writes it to BACKING. A
 `cut` on the command socket drops all that is pending (or, with `cut torn`, first writes a random
-page subset of it: torn and reordered writes), and from then on every operation fails with EIO:
-the machine is off, so the writer cannot slip in another write before the harness kills it.
-The harness then unmounts (fusermount3 -u -z) and mounts BACKING again: the reboot.
+page subset of it: torn and reordered writes; with `cut scatter`, replays every write since the
+last fsync of each file, each surviving or not independently and torn at sector size, so that an
+earlier version of a page may reach the disk while a later one is lost: pending.py), and from
+then on every operation fails with EIO: the machine is off, so the writer cannot slip in another
+write before the harness kills it. The harness then unmounts (fusermount3 -u -z) and mounts
+BACKING again: the reboot.
+
+A cut can also be armed to land where a writer is weakest: `arm scatter R W` cuts (scatter) at
+the W-th write into a write-ahead log (a file named *-wal) after the R-th time from now that the
+log starts over, i.e. that its 32-byte header is written again at offset 0 of a file that is not
+empty (SQLite's WAL restart); that write fails with EIO. `stats` counts the restarts seen
+(`wal_restarts`) and says whether an armed cut waits (`armed`); `last-cut` gives the stats just
+before the last cut, however it came.
 
 Names: by default creating, removing and renaming entries (files, directories, sockets, FIFOs)
 is durable at once. With --strict a name is durable only once its directory is fsynced
@@ -28,9 +38,10 @@ EIO: the power is off. A held fsync is never answered otherwise, and its caller 
 while it waits (the kernel waits out a FUSE request already sent): release or cut before
 killing it.
 
-Command socket (command_socket.py; unix stream, one line each way): `ping`, `stats`, `cut`, `cut torn`
-(whose reply gives the stats just before the cut: what it dropped or tore), `sync` (everything
-pending made durable, as a clean shutdown would), `hold`, `release`. `stats` counts the fsyncs
+Command socket (command_socket.py; unix stream, one line each way): `ping`, `stats`, `cut`, `cut torn`,
+`cut scatter` (whose reply gives the stats just before the cut: what it dropped or tore), `arm
+scatter R W`, `last-cut`, `sync` (everything pending made durable, as a clean shutdown would),
+`hold`, `release`. `stats` counts the fsyncs
 held so far (`fsyncs_held`) and says how many wait now (`held`). A clean unmount without a cut
 syncs too.
 
@@ -69,7 +80,9 @@ class CutFS:
         self.files = {}    # backing inode -> PendingFile, while open or dirty
         self.handles = {}  # FUSE file handle -> PendingFile
         self.next_handle = 1
-        self.counts = {"writes": 0, "fsyncs": 0, "fsyncdirs": 0, "fsyncs_held": 0}
+        self.counts = {"writes": 0, "fsyncs": 0, "fsyncdirs": 0, "fsyncs_held": 0, "wal_restarts": 0}
+        self.armed = None  # [restarts still to see, writes into the log after the last of them]
+        self.at_cut = "none"  # the stats just before the last cut
         # The stalled disk: its own lock, never held while waiting for `mutex`, so that a held
         # fsync leaves the operations free and `release` or `cut` can always reach it.
         self.stall = threading.Condition(threading.Lock())
@@ -165,9 +178,25 @@ class CutFS:
         return self.handles[fh].read(offset, size)
 
     def write(self, path, data, offset, fh):
-        self.handles[fh].write(offset, data)
+        pending = self.handles[fh]
+        log = path.endswith("-wal")
+        restarted = log and offset == 0 and len(data) == 32 and pending.size > 0
+        pending.write(offset, data)
         self.counts["writes"] += 1
+        self.counts["wal_restarts"] += restarted
+        if log and self.armed is not None and self.armed_write_due(restarted):
+            self.at_cut = self.stats()
+            self.cut("scatter")
+            raise FuseOSError(errno.EIO)  # the power went during this write
         return len(data)
+
+    def armed_write_due(self, restarted):
+        """Whether this write into a log is the one an `arm` waits for."""
+        if self.armed[0] > 0:
+            self.armed[0] -= restarted
+            return False
+        self.armed[1] -= 1
+        return self.armed[1] <= 0
 
     def truncate(self, path, length, fh=None):
         pending = self.handles[fh] if fh is not None else self.file(self.real(path))
@@ -264,11 +293,17 @@ class CutFS:
 
     # --- the power --------------------------------------------------------------------------
 
-    def cut(self, torn):
+    def cut(self, kind=None):
+        """The power goes: what is pending is dropped, or first torn (`torn`) or scattered."""
         if not self.off:
-            if torn:
-                for pending in self.files.values():
+            self.armed = None
+            for pending in self.files.values():
+                if kind == "torn":
                     pending.tear(self.rng)
+                elif kind == "scatter":
+                    # How much of what was pending reaches the disk, from 1 % to all of it:
+                    # orderings that need most of it lost are as likely as those needing most kept.
+                    pending.scatter(self.rng, 10 ** self.rng.uniform(-2, 0))
             if self.ns:
                 self.ns.restore()
             self.close_all()
@@ -300,7 +335,8 @@ class CutFS:
             held = self.held
         figures = dict(self.counts, pending_files=len(dirty),
                        pending_bytes=sum(pending.pending_bytes for pending in dirty),
-                       tracked_files=len(self.files), held=held, off=int(self.off))
+                       tracked_files=len(self.files), held=held, off=int(self.off),
+                       armed=int(self.armed is not None))
         return " ".join(f"{key}={value}" for key, value in figures.items())
 
     def command(self, line):
@@ -310,10 +346,18 @@ class CutFS:
                 return "pong"
             if words == ["stats"]:
                 return "ok " + self.stats()
-            if words in (["cut"], ["cut", "torn"]):
+            if words in (["cut"], ["cut", "torn"], ["cut", "scatter"]):
                 before = self.stats()  # what the cut drops (or tears)
-                self.cut(torn=len(words) == 2)
+                if not self.off:
+                    self.at_cut = before
+                self.cut(words[1] if len(words) == 2 else None)
                 return "ok " + before
+            if len(words) == 4 and words[:2] == ["arm", "scatter"] and all(w.isdigit() for w in words[2:]) \
+                    and int(words[3]) > 0 and not self.off:
+                self.armed = [int(words[2]), int(words[3])]
+                return "ok"
+            if words == ["last-cut"]:
+                return "ok " + self.at_cut
             if words == ["sync"] and not self.off:
                 self.sync()
                 return "ok"
@@ -329,9 +373,9 @@ def main():
     parser.add_argument("backing")
     parser.add_argument("mountpoint")
     parser.add_argument("--commands", required=True,
-                        help="unix socket for cut, stats, ping, sync, hold, release")
+                        help="unix socket for cut, arm, last-cut, stats, ping, sync, hold, release")
     parser.add_argument("--strict", action="store_true", help="names durable on fsyncdir only")
-    parser.add_argument("--seed", type=int, default=0, help="for the torn writes of `cut torn`")
+    parser.add_argument("--seed", type=int, default=0, help="for the torn writes of `cut torn` and `cut scatter`")
     args = parser.parse_args()
     fs = CutFS(args.backing, args.strict, args.seed)
     command_socket.serve(args.commands, fs.command)

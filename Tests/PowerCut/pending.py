@@ -7,14 +7,20 @@ that content with the pending changes laid over it:
 - `valid`: backing bytes at or past this offset no longer count (a truncate since the last fsync
   cut them off; bytes there read as zeros unless an extent covers them);
 - `size`: the size seen through the mount.
+- `log`: every write and truncate since the last fsync, in the order made.
 fsync writes all of it to the backing file and os.fsync's it. A power cut drops it, or with
 `torn` first writes a random subset of it, page by page (a kernel writes back dirty pages in no
-promised order, and a cut can land between any two of them).
+promised order, and a cut can land between any two of them), or with `scatter` replays the log
+with each write surviving or not independently, torn at sector size: a disk with a volatile
+cache writes what it holds in any order, and an earlier version of a page may reach it while a
+later one does not. Merged extents cannot show that: only `log` can.
 """
 import bisect
 import os
 
 PAGE = 4096
+SECTOR = 512
+TORN = 0.25  # of the writes that survive a scatter, the share torn at sector boundaries
 
 
 class PendingFile:
@@ -29,6 +35,7 @@ class PendingFile:
         self.size = self.valid = self.durable
         self.starts = []  # sorted extent offsets
         self.extents = {}  # offset -> bytearray
+        self.log = []  # (offset, bytes) per write, (length, None) per truncate, in order
 
     @property
     def dirty(self):
@@ -39,6 +46,7 @@ class PendingFile:
         return sum(len(data) for data in self.extents.values())
 
     def write(self, offset, data):
+        self.log.append((offset, bytes(data)))
         end = offset + len(data)
         starts, extents = self.starts, self.extents
         first = bisect.bisect_right(starts, offset) - 1
@@ -68,6 +76,7 @@ class PendingFile:
         self.size = max(self.size, end)
 
     def truncate(self, length):
+        self.log.append((length, None))
         if length < self.size:
             while self.starts and self.starts[-1] >= length:
                 del self.extents[self.starts.pop()]
@@ -123,3 +132,24 @@ class PendingFile:
         rng.shuffle(pieces)
         for at, piece in pieces[:rng.randint(0, len(pieces))]:
             os.pwrite(self.fd, piece, at)
+
+    def scatter(self, rng, survival):
+        """A cut on a disk that reorders: each write since the last fsync reaches the backing
+        file with probability `survival`, independently of the others; a quarter of those that
+        do are torn, keeping each of their sectors (512-byte pieces, aligned) or not. Truncates
+        survive alike. What survives is applied in the order it was made, so where two
+        surviving writes overlap the later wins; where the later is lost the earlier shows."""
+        for offset, data in self.log:
+            if rng.random() >= survival:
+                continue
+            if data is None:
+                os.ftruncate(self.fd, offset)
+            elif len(data) > SECTOR and rng.random() < TORN:
+                at, end = offset, offset + len(data)
+                while at < end:
+                    stop = min((at // SECTOR + 1) * SECTOR, end)
+                    if rng.random() < 0.5:
+                        os.pwrite(self.fd, data[at - offset:stop - offset], at)
+                    at = stop
+            else:
+                os.pwrite(self.fd, data, offset)

@@ -6,8 +6,9 @@ Each seeded round puts the daemon's database (and only it) on a cutfs mount (cut
 writes live in memory until fsync), has the server of push_server.py stream pushes to it, and a
 sender thread run `intrapush send` in a loop. After a random 0.5–2.5 s from the connection (in
 every other strict round 0–1 s from the daemon's start, which creates the database's directory
-and the database: are they durable?) the power goes (`cut`, or `cut torn` in about half the rounds), the daemon and
-the CLI in flight are SIGKILLed, and the same backing is mounted again: the reboot. Then:
+and the database: are they durable?) the power goes (`cut`, `cut torn` or `cut scatter`, a third
+of the rounds each), the daemon and the CLI in flight are SIGKILLed, and the same backing is
+mounted again: the reboot. Then:
 - PRAGMA integrity_check is ok (no database at all is ok only if nothing was acknowledged);
 - every push the server saw acknowledged is in `notifications`;
 - every `intrapush send` that exited 0 is in `outbox`;
@@ -20,9 +21,16 @@ burst of BURST pushes at once, and the power goes as soon as half of them are ac
 while the daemon still commits the rest. Its batches are then large enough to be synced beside
 its push loop, not inside their commits, and no other write syncs them meanwhile: this checks
 that each is synced before its acknowledgements go.
+Restart rounds (--restart-rounds, strict) lower the checkpointer's threshold
+(INTRAPUSH_TEST_CHECKPOINT_THRESHOLD) so that the write-ahead log starts over inside bursts, and
+arm the cut to land inside the batch that starts it over, out of order (`arm scatter`:
+restart_rounds.py says how and why). Rounds without the checkpointer (--no-checkpointer-rounds,
+strict) do the same with INTRAPUSH_TEST_NO_CHECKPOINTER: SQLite's own checkpoint, inside the
+commits, starts the log over.
 
     powercut.py [--rounds 30] [--strict-rounds 10] [--seed S] [--no-first-second] [--keep]
-                [--burst-rounds 2] [--binaries .build/release]
+                [--burst-rounds 2] [--restart-rounds 8] [--no-checkpointer-rounds 4]
+                [--binaries .build/release]
 
 Run as root with Debian's /usr/bin/python3 (python3-fusepy). Exit 1 on any loss, a database
 that is not intact, a failed restart or an outbox message that never reached the server; the
@@ -37,6 +45,7 @@ import sqlite3
 import tempfile
 import time
 
+import restart_rounds
 from harness import CutFSMount, finish, remove_round
 from intrapush_test_support import daemon_environment, start_daemon, stop, wait_for
 from push_server import ACK_TEXT, UPSTREAM_ACK, PushServer
@@ -44,6 +53,15 @@ from sender import Sender
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
 BURST = 4000
+KINDS = ("cut", "torn", "scatter")
+# Frames not yet copied back that start a checkpoint in the restart rounds and the rounds without
+# the checkpointer: a burst's batch is more, so the log can start over after any of them.
+THRESHOLD = 8
+SWITCHES = {
+    "restart": {"INTRAPUSH_TEST_CHECKPOINT_THRESHOLD": str(THRESHOLD)},
+    "no-checkpointer": {"INTRAPUSH_TEST_CHECKPOINT_THRESHOLD": str(THRESHOLD),
+                        "INTRAPUSH_TEST_NO_CHECKPOINTER": "1"},
+}
 CONFIG = """host = "127.0.0.1:{port}"
 org = "acme"
 token = "powercut-token"
@@ -77,24 +95,28 @@ def inspect(database):
         db.close()
 
 
-def one_round(number, seed, strict, first_second, options, workdir, burst=False):
+def one_round(number, seed, strict, first_second, options, workdir, variant=""):
+    """`variant`: "" (a stream of pushes and sends), "burst", "restart" or "no-checkpointer"."""
     rng = random.Random(seed)
-    torn = rng.random() < 0.5
+    kind = KINDS[min(int(rng.random() * 3), 2)] if variant in ("", "burst") else "scatter"
     delay = rng.uniform(0.0, 1.0) if first_second else rng.uniform(0.5, 2.5)
+    burst, restarts = variant == "burst", variant in ("restart", "no-checkpointer")
     root = os.path.join(workdir, f"r{number}")
     backing, mountpoint, commands = (os.path.join(root, name) for name in ("backing", "mnt", "ctl"))
     database = os.path.join(mountpoint, "state", "notifications.sqlite3")
     os.makedirs(backing)  # the daemon creates `state` in it
-    server = PushServer(number, one_burst=BURST if burst else 0)
+    server = PushServer(number, one_burst=BURST if burst else 0, manual=restarts)
     config = os.path.join(root, "intrapush.conf")
     with open(config, "w") as file:
         file.write(CONFIG.format(port=server.port, database=database, ack=ACK_TEXT,
                                  upstream_ack=UPSTREAM_ACK))
     environment = daemon_environment(root, os.environ)
+    environment.update(SWITCHES.get(variant, {}))
     daemon_binary = os.path.join(options.binaries, "intrapushd")
-    r = dict(number=number, seed=seed, strict=strict, torn=torn, first_second=first_second, burst=burst,
+    r = dict(number=number, seed=seed, strict=strict, kind=kind, first_second=first_second, variant=variant,
              delay=delay, acked=0, lost=0, verdict="not checked", intact=False, sends=0, sends_lost=0,
-             waiting=0, delivered=False, restarted=False, problems=[], stats="")
+             waiting=0, delivered=False, restarted=False, problems=[], stats="", armed_cut="",
+             wal_restarts=0)
     started = time.monotonic()
     log = open(os.path.join(root, "log"), "ab")  # the daemon's and cutfs's
     sends_log = open(os.path.join(root, "sends.log"), "ab")  # the CLI's complaints
@@ -108,6 +130,10 @@ def one_round(number, seed, strict, first_second, options, workdir, burst=False)
                 if burst:
                     wait_for("half the burst acknowledged", lambda: daemon.poll() is not None
                              or len(server.acked_ids()) >= BURST // 2, timeout=30)
+                elif restarts:
+                    wait_for("the daemon to connect",
+                             lambda: daemon.poll() is not None or server.latest() > 0, timeout=20)
+                    r["armed_cut"] = restart_rounds.drive(server, fs, daemon, rng)
                 elif first_second:
                     sender.start()
                     time.sleep(max(0.0, launched + delay - time.monotonic()))
@@ -119,16 +145,22 @@ def one_round(number, seed, strict, first_second, options, workdir, burst=False)
                     else:
                         sender.start()
                         time.sleep(delay)  # the random moment is the point: no condition to wait for
-                r["stats"] = fs.command("cut torn" if torn else "cut")
+                # Read before the cut: a daemon may well exit 74 once the power is gone.
+                exited_before_cut = daemon.poll()
+                if not r["armed_cut"]:
+                    fs.command("cut" if kind == "cut" else f"cut {kind}")
+                r["stats"] = fs.command("last-cut")[3:]
+                r["wal_restarts"] = restart_rounds.figures(fs)["wal_restarts"]
             finally:
                 daemon.kill()
                 daemon.wait()
                 sender.halt()
-            if first_second and daemon.returncode not in (-9, None):
-                r["problems"].append(f"the daemon exited {daemon.returncode} before the cut")
+            if first_second and exited_before_cut is not None:
+                r["problems"].append(f"the daemon exited {exited_before_cut} before the cut")
             # Acknowledgements already in the socket's buffer count: the daemon sent them.
             wait_for("the server to see the daemon go", lambda: server.open_connections() == 0)
         acked, sends, before = server.acked_ids(), list(sender.ok), server.latest()
+        server.manual = False  # after the reboot the server streams, whatever the round
         r.update(acked=len(acked), sends=len(sends), send_failures=sender.failures)
 
         with CutFSMount(backing, mountpoint, commands, strict, seed, log):  # the reboot
@@ -177,9 +209,14 @@ def one_round(number, seed, strict, first_second, options, workdir, burst=False)
 
 
 def describe(r):
-    kind = ("strict" if r["strict"] else "plain ") + (" torn" if r["torn"] else " cut ")
-    when = ("burst, half of it acknowledged" if r["burst"]
-            else f"{'first-second ' if r['first_second'] else ''}after {r['delay']:.2f}s")
+    kind = ("strict " if r["strict"] else "plain  ") + f"{r['kind']:7}"
+    when = {"burst": "burst, half of it acknowledged",
+            "restart": "restart", "no-checkpointer": "no checkpointer",
+            }.get(r["variant"], f"{'first-second ' if r['first_second'] else ''}after {r['delay']:.2f}s")
+    if r["variant"] in ("restart", "no-checkpointer"):
+        when += {"burst": ", inside a burst that restarted the WAL", "later": ", at a later WAL restart",
+                 "": ", cut after its bursts"}[r["armed_cut"]]
+    when += f" (WAL restarts {r['wal_restarts']})"
     failures = ",".join(f"{code}:{count}" for code, count in sorted(r.get("send_failures", {}).items(), key=str))
     line = (f"round {r['number']} seed={r['seed']} {kind} {when}: acked={r['acked']} "
             f"lost={r['lost']} integrity={r['verdict']!r} sends={r['sends']} "
@@ -203,6 +240,10 @@ def main():
                         help="no strict round cuts within 1 s of the daemon's start")
     parser.add_argument("--burst-rounds", type=int, default=2,
                         help="strict rounds after the others: one burst, cut once half acknowledged")
+    parser.add_argument("--restart-rounds", type=int, default=8,
+                        help="strict rounds after those: bursts that start the WAL over, cut inside one, out of order")
+    parser.add_argument("--no-checkpointer-rounds", type=int, default=4,
+                        help="the same after those, without the checkpointer")
     parser.add_argument("--keep", action="store_true", help="keep every round's directory")
     parser.add_argument("--binaries", default=os.path.join(ROOT, ".build", "release"))
     options = parser.parse_args()
@@ -221,8 +262,10 @@ def main():
         print(describe(r), flush=True)
         if r["passed"] and not options.keep:
             remove_round(workdir, i + 1)
-    for i in range(rounds, rounds + options.burst_rounds):
-        r = one_round(i + 1, seed + i, True, False, options, workdir, burst=True)
+    variants = (["burst"] * options.burst_rounds + ["restart"] * options.restart_rounds
+                + ["no-checkpointer"] * options.no_checkpointer_rounds)
+    for i, variant in enumerate(variants, start=rounds):
+        r = one_round(i + 1, seed + i, True, False, options, workdir, variant=variant)
         results.append(r)
         print(describe(r), flush=True)
         if r["passed"] and not options.keep:
@@ -230,7 +273,13 @@ def main():
 
     n = len(results)
     total = lambda key: sum(r[key] for r in results)  # noqa: E731
-    print(f"rounds: {n} (strict {sum(r['strict'] for r in results)})")
+    count = lambda predicate: sum(1 for r in results if predicate(r))  # noqa: E731
+    print(f"rounds: {n} (strict {count(lambda r: r['strict'])}; cut {count(lambda r: r['kind'] == 'cut')}, "
+          f"torn {count(lambda r: r['kind'] == 'torn')}, out of order {count(lambda r: r['kind'] == 'scatter')})")
+    for variant, name in (("restart", "restart rounds"), ("no-checkpointer", "rounds without the checkpointer")):
+        print(f"{name}: {count(lambda r: r['variant'] == variant)}, cut inside a burst that restarted the WAL in "
+              f"{count(lambda r: r['variant'] == variant and r['armed_cut'] == 'burst')}, at a later restart in "
+              f"{count(lambda r: r['variant'] == variant and r['armed_cut'] == 'later')}")
     print(f"pushes acknowledged: {total('acked')}")
     print(f"acknowledged but lost: {total('lost')}")
     print(f"integrity ok: {total('intact')}/{n}")

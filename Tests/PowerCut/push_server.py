@@ -7,6 +7,8 @@ socket, that streams pushes to every daemon that connects and writes down what c
   pushes between its single ones. With `one_burst`, each connection gets one burst of that many
   pushes at once, past the window, and nothing more: the burst rounds of powercut.py, whose
   batches are large enough to be synced beside the push loop (StoreWorker.syncBesideFrom).
+  With `manual`, nothing is pushed but what `send(count)` sends at once on the latest
+  connection: the restart rounds (restart_rounds.py) shape their own traffic.
 - The daemon's acknowledgements (`ack_text = "received message {id}"`): the ids in `acked`.
 - Messages from the outbox (`intrapush send`, JSON objects): their ids in `received`, with the
   connection they came on; each is acknowledged with UPSTREAM_ACK (the daemon's
@@ -49,6 +51,8 @@ class Connection(PeerConnection):
 
     def push(self):
         server, rng = self.server, random.Random(self.number)
+        if server.manual:
+            return
         while self.open and server.pushing:
             burst = rng.random() < BURST_CHANCE
             with server.lock:
@@ -58,11 +62,14 @@ class Connection(PeerConnection):
                 server.pushed += count
                 self.sent += count
             if count:
-                self.send_all([(1, json.dumps({"id": f"p-{server.round}-{number}", "title": f"T{number}",
-                                               "body": BODY}).encode()) for number in range(first, first + count)])
+                self.send_numbered(first, count)
             if server.one_burst:
                 return
             time.sleep(rng.uniform(0.001, 0.002))
+
+    def send_numbered(self, first, count):
+        self.send_all([(1, json.dumps({"id": f"p-{self.server.round}-{number}", "title": f"T{number}",
+                                       "body": BODY}).encode()) for number in range(first, first + count)])
 
     def serve(self):
         try:
@@ -88,9 +95,10 @@ class Connection(PeerConnection):
 class PushServer:
     """One per round (`round` names its pushes); `port` is where the daemon connects."""
 
-    def __init__(self, round_number, one_burst=0):
+    def __init__(self, round_number, one_burst=0, manual=False):
         self.round = round_number
         self.one_burst = one_burst  # if > 0: each connection gets one burst of that many, then none
+        self.manual = manual  # if true: only what `send` sends
         self.lock = threading.Lock()
         self.acked = set()      # push ids the daemon acknowledged
         self.received = []      # (connection number, message id) of outbox messages
@@ -127,6 +135,19 @@ class PushServer:
     def open_connections(self):
         with self.lock:
             return sum(connection.open for connection in self.connections)
+
+    def send(self, count):
+        """Writes `count` pushes at once on the latest connection; returns their ids."""
+        with self.lock:
+            connection = self.connections[-1]
+            first = self.pushed + 1
+            self.pushed += count
+            connection.sent += count
+        try:
+            connection.send_numbered(first, count)
+        except OSError:
+            return set()  # the daemon went: nothing was sent
+        return {f"p-{self.round}-{number}" for number in range(first, first + count)}
 
     def acked_ids(self):
         with self.lock:

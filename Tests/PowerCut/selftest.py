@@ -4,7 +4,7 @@
 For each synchronous mode (OFF, NORMAL, FULL) it runs seeded rounds: mount cutfs on a fresh
 backing directory, start selftest_writer.py on it (WAL mode, one row per transaction, each
 acknowledged in a log outside the mount once COMMIT returns), cut the power after a random
-0.3-1.5 s (a torn cut in about half the rounds), SIGKILL the writer, unmount, mount the same
+0.3-1.5 s (plain, torn or out of order: below), SIGKILL the writer, unmount, mount the same
 backing again (the reboot), and check the database: PRAGMA integrity_check, and how many
 acknowledged ids are missing.
 
@@ -14,17 +14,29 @@ checkpoints sync the WAL), so acknowledged rows are lost; with OFF nothing is ev
 passes when FULL lost nothing and every database is intact, and when NORMAL and OFF lost
 something (else the cut bit nothing, and the tool is broken). Prints `N passed, N failed`.
 
+A cut is plain (everything pending lost), `torn` or `scatter` (cutfs.py), a third of the rounds
+each.
+
 First, the stalled disk (`hold`, as stall.py uses it on the daemon): with a write pending, a
 thread's fsync must wait while held, the backing file must not have the data yet, and a read of
 the same file from another thread must answer meanwhile (the operations go on); after `release`
 the fsync returns and the data is durable. Then a second held fsync must fail with EIO at a
 `cut`, rather than wait for a release that will never come. It counts as one more check.
 
+Then writes out of order (REORDER, one more check): reorder_writer.py commits without SQLite's
+sync and syncs the log itself before acknowledging, as the daemon does with a burst's batch, and
+stops just after a commit that started the log over, before its own sync; the power goes there.
+SQLite at OFF leaves the new header of the log unsynced: a `scatter` cut must lose acknowledged
+rows or the database's integrity in some round, while a plain cut (nothing of the new log kept,
+so nothing out of order) loses nothing. At NORMAL, which syncs the header, a `scatter` cut must
+lose nothing. A file system that keeps writes in order could not catch that writer.
+
     selftest.py [--rounds 5] [--modes OFF,NORMAL,FULL] [--strict] [--seed 1] [--keep]
-                [--hold-only]
+                [--hold-only] [--reorder-rounds 10]
 
 A round is replayed with its seed (`--seed S --rounds 1 --modes M`): the seed fixes the moment of
-the cut, whether it is torn and which pages tear, but not how far the writer got by then.
+the cut, its kind and which writes survive, but not how far the writer got by then (the REORDER
+rounds' writer stops at the same write every time, so their seed fixes the whole round).
 """
 import argparse
 import errno
@@ -58,9 +70,12 @@ def check(database):
         db.close()
 
 
+KINDS = ("cut", "torn", "scatter")
+
+
 def one_round(mode, seed, strict, workdir, rate):
     rng = random.Random(seed)
-    torn, delay = rng.random() < 0.5, rng.uniform(0.3, 1.5)
+    kind, delay = KINDS[min(int(rng.random() * 3), 2)], rng.uniform(0.3, 1.5)
     root = tempfile.mkdtemp(prefix=f"{mode}-{seed}-", dir=workdir)
     backing, mountpoint = os.path.join(root, "backing"), os.path.join(root, "mnt")
     commands, acklog = os.path.join(root, "commands.sock"), os.path.join(root, "acked.log")
@@ -75,7 +90,7 @@ def one_round(mode, seed, strict, workdir, rate):
                 wait_for("the writer's first acknowledgement", lambda: writer.poll() is None
                          and os.path.exists(acklog) and os.path.getsize(acklog) > 0, timeout=30)
                 time.sleep(delay)  # no condition to wait for: the random moment is the point
-                stats = fs.command("cut torn" if torn else "cut")
+                stats = fs.command("cut" if kind == "cut" else f"cut {kind}")
             finally:
                 writer.kill()
                 writer.wait()
@@ -84,7 +99,7 @@ def one_round(mode, seed, strict, workdir, rate):
     with open(acklog) as file:
         acked = [int(line) for line in file if line.strip()]
     lost = [row for row in acked if row not in ids]
-    return dict(seed=seed, torn=torn, delay=delay, acked=len(acked), lost=len(lost),
+    return dict(seed=seed, kind=kind, delay=delay, acked=len(acked), lost=len(lost),
                 first_lost=lost[0] if lost else None, verdict=verdict, stats=stats,
                 seconds=time.monotonic() - started)
 
@@ -173,6 +188,58 @@ def hold_round(workdir):
     return problems
 
 
+def reorder_round(mode, kind, seed, workdir):
+    """One REORDER round: reorder_writer.py at `mode`, cut (`kind`) where it stops."""
+    cycles = random.Random(seed).randint(1, 4)
+    root = tempfile.mkdtemp(prefix=f"reorder-{mode}-{kind}-{seed}-", dir=workdir)
+    backing, mountpoint = os.path.join(root, "backing"), os.path.join(root, "mnt")
+    commands, acklog = os.path.join(root, "commands.sock"), os.path.join(root, "acked.log")
+    database = os.path.join(mountpoint, "reorder.db")
+    problems = []
+    with open(os.path.join(root, "log"), "ab") as log:
+        with CutFSMount(backing, mountpoint, commands, False, seed, log) as fs:
+            writer = subprocess.Popen(
+                [PYTHON, os.path.join(HERE, "reorder_writer.py"), database, acklog,
+                 "--synchronous", mode, "--cycles", str(cycles)],
+                stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=log)
+            try:
+                said = writer.stdout.readline().strip()  # it stops there, or exits
+                if said != b"unsynced":
+                    problems.append(f"the writer exited {writer.wait()} before its last commit")
+                stats = fs.command("cut" if kind == "cut" else f"cut {kind}")
+            finally:
+                writer.kill()
+                writer.wait()
+        with CutFSMount(backing, mountpoint, commands, False, seed, log):
+            verdict, ids = check(database)
+    with open(acklog) as file:
+        acked = [int(line) for line in file if line.strip()]
+    lost = [row for row in acked if row not in ids]
+    return dict(mode=mode, kind=kind, seed=seed, cycles=cycles, acked=len(acked), lost=len(lost),
+                verdict=verdict, stats=stats, problems=problems,
+                failed=bool(lost) or verdict != "ok")
+
+
+def reorder_check(rounds, seed, workdir):
+    """REORDER; returns whether it came out as expected."""
+    runs = [("OFF", "scatter", rounds, True), ("OFF", "cut", max(1, rounds // 3), False),
+            ("NORMAL", "scatter", rounds, False)]
+    ok = True
+    for mode, kind, count, should_fail in runs:
+        results = [reorder_round(mode, kind, seed + i, workdir) for i in range(count)]
+        for r in results:
+            print(f"  REORDER {mode:6} {kind:7} seed={r['seed']} cycles={r['cycles']}: acked={r['acked']} "
+                  f"lost={r['lost']} integrity={r['verdict']!r}{' ' if r['problems'] else ''}"
+                  f"{'; '.join(r['problems'])} | at cut: {r['stats']}", flush=True)
+        failed = sum(r["failed"] for r in results)
+        expected = (failed > 0 if should_fail else failed == 0) and not any(r["problems"] for r in results)
+        ok = ok and expected
+        print(f"REORDER {mode} {kind}: rounds={count} lost or not intact in {failed} "
+              f"(lost {sum(r['lost'] for r in results)} of {sum(r['acked'] for r in results)} acknowledged) "
+              f"-> {'as expected' if expected else 'NOT as expected'}", flush=True)
+    return ok
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--rounds", type=int, default=5)
@@ -183,6 +250,8 @@ def main():
     parser.add_argument("--rate", type=float, default=0, help="writer's commits/s at most")
     parser.add_argument("--keep", action="store_true", help="keep the rounds' directories")
     parser.add_argument("--hold-only", action="store_true", help="only the stalled disk's check")
+    parser.add_argument("--reorder-rounds", type=int, default=10,
+                        help="REORDER rounds of each kind that must fail or pass; 0: none")
     args = parser.parse_args()
 
     workdir = tempfile.mkdtemp(prefix="cutfs-selftest-")
@@ -193,11 +262,14 @@ def main():
         print("HOLD: fsync held until release, reads meanwhile, EIO at a cut -> "
               + ("as expected" if not problems else "NOT as expected: " + "; ".join(problems)),
               flush=True)
+        if args.reorder_rounds and not args.hold_only:
+            ok = reorder_check(args.reorder_rounds, args.seed, workdir)
+            passed, failed = passed + ok, failed + (not ok)
         for mode in ([] if args.hold_only else args.modes.split(",")):
             rounds = [one_round(mode, args.seed + i, args.strict, workdir, args.rate)
                       for i in range(args.rounds)]
             for r in rounds:
-                print(f"  {mode:6} seed={r['seed']} {'torn' if r['torn'] else 'cut '} "
+                print(f"  {mode:6} seed={r['seed']} {r['kind']:7} "
                       f"after {r['delay']:.2f}s: acked={r['acked']} lost={r['lost']} "
                       f"first_lost={r['first_lost']} integrity={r['verdict']!r} "
                       f"{r['seconds']:.1f}s | at cut: {r['stats']}", flush=True)

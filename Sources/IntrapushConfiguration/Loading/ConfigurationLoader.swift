@@ -20,9 +20,11 @@ package struct ConfigurationLoader: Sendable {
     }
 
     /// Variables with the `INTRAPUSH_` prefix that are not keys but are ours all the same: the file
-    /// to read, and what the `on_notification` hook is given.
+    /// to read, what the `on_notification` hook is given, and the power-cut test's switches
+    /// (read by the daemon, which says when one is in force).
     static let nonKeyVariables: Set<String> = [
         "INTRAPUSH_CONFIG", "INTRAPUSH_ID", "INTRAPUSH_MESSAGE_ID", "INTRAPUSH_TITLE", "INTRAPUSH_BODY",
+        "INTRAPUSH_TEST_CHECKPOINT_THRESHOLD", "INTRAPUSH_TEST_NO_CHECKPOINTER",
     ]
 
     let environment: [String: String]

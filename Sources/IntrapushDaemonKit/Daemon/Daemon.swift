@@ -83,6 +83,8 @@ package struct Daemon {
         if let notice = (try? store.autoVacuum())?.notice(databasePath: configuration.database) {
             logger.notice("\(notice)")
         }
+        let switches = TestSwitches(environment: ProcessEnvironment.current)
+        for notice in switches.notices { logger.warning("\(notice)") }
         let notifier = SystemdNotifier()
         let storeWorker = StoreWorker(
             store: store,
@@ -91,7 +93,7 @@ package struct Daemon {
                 startedAt: WallClock.nowMilliseconds(), updatedAt: WallClock.nowMilliseconds(),
                 retentionDays: configuration.retentionDays, retentionMaxRows: configuration.retentionMaxRows
             ),
-            eventLoop: loops.push, logger: logger
+            eventLoop: loops.push, logger: logger, checkpoints: switches.checkpoints
         )
         // The outbox shares the connection's loop: no locks between them.
         let outbox = OutboxCoordinator(

@@ -13,7 +13,15 @@
 /// between two commits, and the copy's two syncs would stall it.
 struct CheckpointSchedule {
     /// Frames not yet copied that start a copy: SQLite's own automatic checkpoint size.
-    static let threshold = 1000
+    static let defaultThreshold = 1000
+
+    /// Frames not yet copied that start a copy (the power-cut test lowers it, so that the WAL
+    /// starts over inside a burst).
+    let threshold: Int
+
+    init(threshold: Int = Self.defaultThreshold) {
+        self.threshold = threshold
+    }
 
     enum Action: Equatable {
         /// Copy what is in the WAL on the checkpointer's thread; report `copyEnded`.
@@ -47,7 +55,7 @@ struct CheckpointSchedule {
     mutating func committed(walFrames frames: Int) -> [Action] {
         if frames < walFrames { copiedFrames = 0 }
         walFrames = frames
-        guard !isCopying, frames - copiedFrames >= Self.threshold else { return [] }
+        guard !isCopying, frames - copiedFrames >= threshold else { return [] }
         isCopying = true
         return [.copyBeside]
     }
@@ -72,7 +80,7 @@ struct CheckpointSchedule {
             return []
         }
         // In a burst the commits made meanwhile can be a bulk of their own: not on the writer.
-        if walFrames - copiedFrames >= Self.threshold { return [.copyBeside] }
+        if walFrames - copiedFrames >= threshold { return [.copyBeside] }
         guard !writerIsInBurst else {
             isCopying = false  // the rest goes with the next bulk, beside the writer
             return []

@@ -9,25 +9,28 @@ import NIOConcurrencyHelpers
 /// one push in a few hundred waited for the copy and its syncs, and a burst paid for every page
 /// twice on one thread. Here the store's connection reports the WAL's length after each commit
 /// instead, and the copies are PASSIVE: they never block the writer or a reader. Durability is
-/// unchanged: a commit is durable in the WAL (synchronous=FULL) before it is acknowledged, and a
-/// copy syncs the WAL before and the database file after, as the automatic one does.
+/// unchanged: a commit is durable in the WAL before it is acknowledged (synced in the commit, or
+/// for a burst's batch beside it), and a copy syncs the WAL before and the database file after,
+/// as the automatic one does. Only while one runs is SQLite's own checkpoint off (`StoreWorker`).
 final class Checkpointer: Sendable {
     private let pool: WorkerThread
     private let connection: UncheckedConnection
     private let store: NotificationStore
     private let writer: StoreExecutor
-    private let schedule = NIOLockedValueBox(CheckpointSchedule())
+    private let schedule: NIOLockedValueBox<CheckpointSchedule>
     private let completed = NIOLockedValueBox(0)
     /// Whether the last copy stopped short of the WAL's end: a reader still used the frames past
     /// where it stopped, and until one finishes the WAL cannot start over.
     private let isHeldBack = ConditionLock(value: false)
 
     /// Opens a second connection to `store`'s database, which must be in WAL mode; the rest of
-    /// each copy runs on `writer`, where `store` is written.
-    init(store: NotificationStore, writer: StoreExecutor) throws {
+    /// each copy runs on `writer`, where `store` is written. A copy starts once `threshold`
+    /// frames are not yet copied (`CheckpointSchedule`).
+    init(store: NotificationStore, writer: StoreExecutor, threshold: Int = CheckpointSchedule.defaultThreshold) throws {
         let connection = try SQLiteConnection(path: store.path, mode: .readWrite)
         try connection.execute("PRAGMA synchronous = FULL")
         self.connection = UncheckedConnection(connection)
+        schedule = NIOLockedValueBox(CheckpointSchedule(threshold: threshold))
         self.store = store
         self.writer = writer
         pool = WorkerThread(name: .checkpoint)

@@ -41,7 +41,8 @@ final class StoreWorker: PushCommitter, Sendable {
     init(
         store: NotificationStore, initialState: LiveState, eventLoop: any EventLoop, logger: Logger,
         now: @escaping @Sendable () -> NIODeadline = { .now() },
-        syncWAL: @escaping @Sendable (WALFile) throws -> Void = { try $0.sync() }
+        syncWAL: @escaping @Sendable (WALFile) throws -> Void = { try $0.sync() },
+        checkpoints: CheckpointSettings = CheckpointSettings()
     ) {
         self.store = store
         self.now = now
@@ -54,14 +55,26 @@ final class StoreWorker: PushCommitter, Sendable {
         marks = LocalMarks(executor: executor, store: store)
         walSyncThread = WorkerThread(name: .walSync)
         do {
-            let checkpointer = try Checkpointer(store: store, writer: executor)
+            guard checkpoints.startsCheckpointer else { throw CheckpointerSwitchedOff() }
+            let checkpointer = try Checkpointer(store: store, writer: executor, threshold: checkpoints.threshold)
             // Before the first commit, so the connection is not yet in use on the writing loop.
+            // From here SQLite no longer checkpoints inside commits: only while ours runs.
             store.onCommit(walPages: checkpointer.committed(walPages:))
             self.checkpointer = checkpointer
         } catch {
-            logger.warning("checkpoints stay in the commits: cannot open a second connection", metadata: ["error": "\(error)"])
+            // SQLite's own checkpoint runs inside the commits then, at a moment we do not choose:
+            // every batch keeps SQLite's sync in its commit (`commit`), the path SQLite answers for.
+            let reason = error is CheckpointerSwitchedOff ? "\(error)" : "cannot open a second connection to the database: \(error)"
+            logger.warning(
+                "the checkpointer did not start (\(reason)): SQLite copies the write-ahead log back inside the commits, and every batch of pushes is synced in its own commit")
+            try? store.checkpointAutomatically(pastPages: checkpoints.threshold)
             self.checkpointer = nil
         }
+    }
+
+    /// Why the checkpointer did not start when a test switched it off.
+    private struct CheckpointerSwitchedOff: Error, CustomStringConvertible {
+        var description: String { "switched off by INTRAPUSH_TEST_NO_CHECKPOINTER" }
     }
 
     /// Between the pieces of a long read elsewhere (the local API's searches): waits, at most
@@ -78,16 +91,21 @@ final class StoreWorker: PushCommitter, Sendable {
     /// On the writing loop itself (the push connection's), the batch is committed now and the
     /// future comes back completed: no hop to another thread and back. A burst's batch is
     /// written now and synced beside (`syncBesideFrom`); its future completes once it is durable.
+    /// Without the checkpointer every batch is synced in its commit (`init`).
     func commit(_ pushes: [Push], on eventLoop: any EventLoop) -> EventLoopFuture<CommittedBatch> {
         guard executor.eventLoop.inEventLoop else {
             return executor.runIfActive(eventLoop: eventLoop) { try self.finish(self.write(pushes, syncing: .inCommit)) }
         }
-        guard pushes.count >= Self.syncBesideFrom else {
+        guard pushes.count >= Self.syncBesideFrom, checkpointer != nil else {
             return eventLoop.makeCompletedFuture(Result { try executor.runNow { try finish(write(pushes, syncing: .inCommit)) } })
         }
         let written: WrittenBatch
         do {
             written = try executor.runNow { try write(pushes, syncing: .byCaller) }
+        } catch let error as SyncInCommitNotRestored {
+            Self.stop(
+                "SQLite's sync of each commit could not be turned back on after a burst of pushes; stopping, so that the daemon starts again from what is on disk",
+                error: error, logger: logger)
         } catch {
             return eventLoop.makeFailedFuture(error)
         }
@@ -98,16 +116,22 @@ final class StoreWorker: PushCommitter, Sendable {
             do { try syncWAL(walFile) } catch {
                 // The disk may have dropped what SQLite already shows as committed: going on would
                 // acknowledge a redelivered push as a duplicate of a row that is not on disk.
-                logger.critical(
+                Self.stop(
                     "the disk failed to store committed pushes; stopping, so that the daemon starts again from what is on disk",
-                    metadata: .event(.syncFailed, ["error": "\(error)"]))
-                exit(Self.exitWhenSyncFailed)
+                    error: error, logger: logger)
             }
         }.map { self.finish(written) }
     }
 
     /// EX_IOERR: the unit restarts the daemon, and SQLite reads back what reached the disk.
     static let exitWhenSyncFailed: Int32 = 74
+
+    /// A burst's batch cannot be made durable as promised: nothing of it was acknowledged, and
+    /// what SQLite shows may not be what is on disk, so the daemon stops (`sync_failed`).
+    private static func stop(_ message: Logger.Message, error: any Error, logger: Logger) -> Never {
+        logger.critical(message, metadata: .event(.syncFailed, ["error": "\(error)"]))
+        exit(exitWhenSyncFailed)
+    }
 
     /// A batch committed, not yet told to anyone.
     struct WrittenBatch: Sendable {

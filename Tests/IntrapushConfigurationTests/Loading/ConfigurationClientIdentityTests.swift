@@ -6,6 +6,17 @@ import Testing
 
 @Suite("Configuration: tls_cert_file and tls_key_file")
 struct ConfigurationClientIdentityTests {
+    /// The fixture's credentials (its token) in a directory of their own, as systemd keeps them.
+    @discardableResult
+    static func moveCredentials(of fixture: inout ConfigurationFixture) throws -> String {
+        let credentials = fixture.directory + "/credentials"
+        mkdir(credentials, 0o700)
+        let token = try String(contentsOfFile: fixture.directory + "/token", encoding: .utf8)
+        try token.write(toFile: credentials + "/token", atomically: false, encoding: .utf8)
+        fixture.environment["CREDENTIALS_DIRECTORY"] = credentials
+        return credentials
+    }
+
     /// A certificate and its key, and another key, made by openssl (a real PKI tool).
     static func makePKI(in directory: String) throws {
         let script = """
@@ -42,7 +53,9 @@ struct ConfigurationClientIdentityTests {
 
     @Test("a matching pair loads; its fingerprint changes when a file's content does")
     func matchingPair() throws {
-        let fixture = try ConfigurationFixture()
+        var fixture = try ConfigurationFixture()
+        // Not where the key is: a key readable by others there is the warning's case.
+        try Self.moveCredentials(of: &fixture)
         try Self.makePKI(in: fixture.directory)
         let lines = ConfigurationFixture.minimal(
             "tls = true", #"tls_cert_file = "\#(fixture.directory)/client.pem""#, #"tls_key_file = "\#(fixture.directory)/client.key""#)
@@ -64,6 +77,20 @@ struct ConfigurationClientIdentityTests {
         try FileManager.default.copyItem(atPath: fixture.directory + "/other.key", toPath: fixture.directory + "/client.key")
         let renewed = try loader(fixture).load(explicitPath: fixture.configurationPath, purpose: .daemon).configuration
         #expect(renewed.connection != first.connection, "a renewed certificate opens a new connection")
+    }
+
+    @Test("a key passed as systemd's credential (0440, in a directory only the unit enters) draws no warning")
+    func credentialKeyIsNoWarning() throws {
+        var fixture = try ConfigurationFixture()
+        let credentials = try Self.moveCredentials(of: &fixture)
+        try Self.makePKI(in: fixture.directory)
+        let key = try String(contentsOfFile: fixture.directory + "/client.key", encoding: .utf8)
+        try key.write(toFile: credentials + "/tls_key", atomically: false, encoding: .utf8)
+        chmod(credentials + "/tls_key", 0o440)
+        try fixture.write("intrapush.conf", ConfigurationFixture.minimal("tls = true", #"tls_cert_file = "\#(fixture.directory)/client.pem""#))
+        let loaded = try loader(fixture).load(explicitPath: fixture.configurationPath, purpose: .daemon)
+        #expect(loaded.configuration.clientIdentity?.keyFile == credentials + "/tls_key")
+        #expect(loaded.warnings.isEmpty, "\(loaded.warnings)")
     }
 
     @Test("a key of another certificate, a missing key, a file that is no PEM, and no tls are refused, naming the key")

@@ -4,7 +4,7 @@ import Testing
 
 @Suite("When the WAL is copied back, and where")
 struct CheckpointScheduleTests {
-    let threshold = CheckpointSchedule.threshold
+    let threshold = CheckpointSchedule.defaultThreshold
 
     @Test("the bulk is copied beside the writer once the frames not yet copied reach the threshold, and only once")
     func bulkOnce() {
@@ -85,6 +85,18 @@ struct CheckpointScheduleTests {
         _ = schedule.copyEnded(at: .writer, walFrames: threshold + 4, copied: threshold + 4)
         #expect(schedule.copiedFrames == 0)
         #expect(schedule.committed(walFrames: threshold) == [.copyBeside])
+    }
+
+    @Test("a threshold of its own starts the copy at that many frames")
+    func ownThreshold() {
+        var schedule = CheckpointSchedule(threshold: 16)
+        #expect(schedule.committed(walFrames: 15) == [])
+        #expect(schedule.committed(walFrames: 16) == [.copyBeside])
+        #expect(schedule.copyEnded(at: .beside, walFrames: 16, copied: 16) == [.copyRestOnWriter])
+        #expect(schedule.copyEnded(at: .writer, walFrames: 16, copied: 16) == [])
+        #expect(schedule.committed(walFrames: 4) == [], "started over")
+        #expect(schedule.committed(walFrames: 15) == [])
+        #expect(schedule.committed(walFrames: 16) == [.copyBeside])
     }
 
     @Test("a reader that waited in vain queues a copy, unless one is under way")

@@ -46,7 +46,7 @@ struct CheckpointerTests {
         let result = try await Self.commit((0..<commits).map { Self.pushes(1, from: $0) })
         let startedOver = zip(result.walLengths, result.walLengths.dropFirst()).filter { $1 < $0 }.count
         #expect(startedOver >= 2, "the WAL started over \(startedOver) times")
-        #expect(result.walLengths.max() ?? 0 < 2 * CheckpointSchedule.threshold)
+        #expect(result.walLengths.max() ?? 0 < 2 * CheckpointSchedule.defaultThreshold)
         // Two copies per start-over (the bulk beside, the rest on the writer), not one per commit.
         #expect(result.copies <= 2 * (startedOver + 1), "\(result.copies) copies for \(commits) commits")
         #expect(result.rows == commits)
@@ -55,7 +55,7 @@ struct CheckpointerTests {
     @Test("a burst of large batches: the rows reach the database file itself, which only a copy writes")
     func burst() async throws {
         let result = try await Self.commit((0..<40).map { Self.pushes(500, from: $0 * 500) })
-        #expect(result.walLengths.max() ?? 0 >= CheckpointSchedule.threshold)
+        #expect(result.walLengths.max() ?? 0 >= CheckpointSchedule.defaultThreshold)
         #expect(result.copies >= 1)
         #expect(result.fileSize > 4 << 20)
         #expect(result.rows == 20_000)
@@ -71,6 +71,6 @@ struct CheckpointerTests {
             _ = try store.store(Self.pushes(500, from: batch * 500), liveState: nil)
         }
         // The automatic checkpoint would have reset the WAL near 1,000 pages.
-        #expect(largestWAL > 3 * CheckpointSchedule.threshold)
+        #expect(largestWAL > 3 * CheckpointSchedule.defaultThreshold)
     }
 }

@@ -1,3 +1,4 @@
+import Foundation
 import Logging
 import NIOConcurrencyHelpers
 import NIOCore
@@ -142,6 +143,64 @@ struct StoreWorkerTests {
         try await eventually("the writer to be idle") { worker.executor.isIdle }
         #expect(worker.stalledFor == nil)
         await worker.shutdown()
+        try await shutdown()
+    }
+
+    /// SQLite's own checkpoint runs inside the commits then, where a sync beside would not cover
+    /// what it copies: the batch keeps SQLite's sync in its commit.
+    @Test("without the checkpointer a burst's batch is synced in its commit: done when commit() returns, nothing synced beside; the log says so once")
+    func noCheckpointerNoSyncBeside() async throws {
+        let syncsBeside = NIOLockedValueBox(0)
+        let logs = CapturedLogs()
+        let worker = StoreWorker(
+            store: try NotificationStore(path: directory.file("alone")), initialState: LiveState(state: .connected, updatedAt: 0),
+            eventLoop: loops.next(), logger: Logger(label: "test", factory: { _ in CapturedLogHandler(logs: logs) }),
+            syncWAL: { file in
+                syncsBeside.withLockedValue { $0 += 1 }
+                try file.sync()
+            },
+            checkpoints: CheckpointSettings(startsCheckpointer: false))
+        let loop = worker.executor.eventLoop
+        for batch in 0..<2 {
+            let pushes = (0..<StoreWorker.syncBesideFrom).map { index in Push.text(#"{"id":"b\#(batch)-\#(index)"}"#, id: "b\(batch)-\(index)") }
+            let completedAtOnce = try await loop.submit {
+                var isComplete = false
+                worker.commit(pushes, on: loop).whenComplete { _ in isComplete = true }
+                return isComplete
+            }.get()
+            #expect(completedAtOnce)
+        }
+        #expect(syncsBeside.withLockedValue { $0 } == 0)
+        #expect(worker.currentLiveState.receivedTotal == Int64(2 * StoreWorker.syncBesideFrom))
+        #expect(logs.entries.map(\.message) == [
+            "the checkpointer did not start (switched off by INTRAPUSH_TEST_NO_CHECKPOINTER): SQLite copies the write-ahead log back inside the commits, and every batch of pushes is synced in its own commit",
+        ])
+        #expect(logs.entries.first?.level == .warning)
+        await worker.shutdown()
+        try await shutdown()
+    }
+
+    /// Only our checkpointer turns SQLite's automatic checkpoint off; without it the WAL must
+    /// still be copied back (and start over), by SQLite inside the commits.
+    @Test("without the checkpointer SQLite checkpoints inside the commits, past the threshold given")
+    func noCheckpointerAutomaticCheckpoint() async throws {
+        let path = directory.file("automatic")
+        let worker = StoreWorker(
+            store: try NotificationStore(path: path), initialState: LiveState(state: .connected, updatedAt: 0),
+            eventLoop: loops.next(), logger: Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() }),
+            checkpoints: CheckpointSettings(threshold: 20, startsCheckpointer: false))
+        let loop = worker.executor.eventLoop
+        let body = String(repeating: "x", count: 400)
+        for batch in 0..<10 {
+            let pushes = (0..<StoreWorker.syncBesideFrom).map { index in
+                Push.text(#"{"id":"a\#(batch)-\#(index)","body":"\#(body)"}"#, id: "a\(batch)-\(index)")
+            }
+            _ = try await loop.flatSubmit { worker.commit(pushes, on: loop) }.get()
+        }
+        await worker.shutdown()
+        // Only a checkpoint writes the database file itself: the batches were some 100 pages.
+        let size = try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int ?? 0
+        #expect(size >= 40 * 4096, "the rows reached the database file")
         try await shutdown()
     }
 
