@@ -18,6 +18,7 @@ from bench_support import (DAEMON, DEVSERVER, ORG, ROOT, Bench, parse_options, t
 from bench_outbox import figure_outbox
 from bench_latency import figure_latency
 from bench_gate import figure_gate
+from bench_neighbours import figure_neighbours
 
 # --- the figures -------------------------------------------------------------------------------
 
@@ -387,10 +388,13 @@ def main():
                ("outbox", figure_outbox, ["Outbox drain", "Outbox queueing", "Send → server"]),
                ("gate", figure_gate, ["Gate, as nobody", "Gate: 1,000 idle connections of one user", "Gate: push → subscriber",
                                       "Push → ack beside a reader"]),
+               ("neighbours", figure_neighbours, ["Neighbours: push → ack beside oneway marks", "Neighbours: beside a mark of all",
+                                                  "Neighbours: beside four searches", "Neighbours: another reader's page",
+                                                  "Neighbours: connections"]),
                ("guarantees", figure_guarantees, ["Guarantees (not timed)"])]
     try:
         log(f"intrapush bench{' (smoke)' if options.smoke else ''}: work directory {bench.work}")
-        if {"ingest", "start", "gate"} & set(options.only):
+        if {"ingest", "start", "gate", "neighbours"} & set(options.only):
             with_server(bench, "templates", bench.make_templates)
         for name, measure, titles in figures:
             if name not in options.only:

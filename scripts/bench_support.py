@@ -370,7 +370,7 @@ def parse_options():
     parser.add_argument("--reconnect-min", type=float, help="reconnect_min of the fleet, s (1, the default)")
     parser.add_argument("--reconnect-max", type=float, help="reconnect_max of the fleet, s (60, the default)")
     parser.add_argument("--only", help="comma-separated figures to run: ingest,generator,latency,idle,start,fleet,outbox,"
-                                       "gate,guarantees (default all)")
+                                       "gate,neighbours,guarantees (default all)")
     options = parser.parse_args()
     full = dict(burst=100_000, runs=5, prefill=1_000_000, steady_count=10_000, steady_rate=1000, steady_runs=3,
                 heartbeat=10, idle_wait=25, cpu_window=60, watchdog=30, start_runs=11, fleet=200, reconnect_min=1, reconnect_max=60)
@@ -379,7 +379,7 @@ def parse_options():
     for key, value in (smoke if options.smoke else full).items():
         if getattr(options, key) is None:
             setattr(options, key, value)
-    figures = ["ingest", "generator", "latency", "idle", "start", "fleet", "outbox", "gate", "guarantees"]
+    figures = ["ingest", "generator", "latency", "idle", "start", "fleet", "outbox", "gate", "neighbours", "guarantees"]
     options.only = options.only.split(",") if options.only else figures
     unknown = set(options.only) - set(figures)
     if unknown:

@@ -10,6 +10,14 @@ import IntrapushSupport
 package final class NotificationMarker {
     let connection: SQLiteConnection
     private lazy var outbox = OutboxTable(connection: connection)
+    /// Prepared once for the marker's life: the daemon's marks reuse them slice after slice.
+    private lazy var insertMark = Result {
+        try connection.prepare(
+            "INSERT INTO notification_reads (notification_id, reader, read_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING", persistent: true)
+    }
+    private lazy var setFirstRead = Result {
+        try connection.prepare("UPDATE notifications SET read_at = ? WHERE id = ? AND read_at IS NULL", persistent: true)
+    }
 
     package init(connection: SQLiteConnection) {
         self.connection = connection
@@ -105,11 +113,12 @@ package final class NotificationMarker {
 
     /// The viewer's mark, and `read_at` when it is the first of anyone's.
     private func mark(_ id: Int64, for viewer: Viewer, at now: Int64) throws {
-        let insertMark = try connection.prepare(
-            "INSERT INTO notification_reads (notification_id, reader, read_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING")
-        let setFirstRead = try connection.prepare("UPDATE notifications SET read_at = ? WHERE id = ? AND read_at IS NULL")
+        let insertMark = try insertMark.get()
+        defer { insertMark.reset() }
         try insertMark.bind([.integer(id), .integer(viewer.userID), .integer(now)])
         try insertMark.step()
+        let setFirstRead = try setFirstRead.get()
+        defer { setFirstRead.reset() }
         try setFirstRead.bind([.integer(now), .integer(id)])
         try setFirstRead.step()
     }

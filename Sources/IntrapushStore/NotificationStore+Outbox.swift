@@ -35,7 +35,7 @@ extension NotificationStore {
 
     /// Commits parts of the local API's marks in one transaction; see `MarkPart`.
     package func markParts(_ parts: [MarkPart], at now: Int64) throws -> [MarkPart.Result] {
-        try NotificationMarker(connection: connection).mark(parts, at: now)
+        try marker.mark(parts, at: now)
     }
 
     /// Marks notifications read for a caller of the local API; see `NotificationMarker`.

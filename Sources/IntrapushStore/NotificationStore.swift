@@ -40,6 +40,8 @@ package final class NotificationStore: @unchecked Sendable {
     var retentionPruner: RetentionPruner?
     /// The outbox's statements, prepared on first use.
     package private(set) lazy var outbox = OutboxTable(connection: connection)
+    /// The local API's marks, their statements prepared on first use.
+    lazy var marker = NotificationMarker(connection: connection)
     /// The write-ahead log, for the sync of a batch committed with `.byCaller`.
     package let walFile: WALFile
 

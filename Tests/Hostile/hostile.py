@@ -172,8 +172,10 @@ def extreme_ids(binary, directory):
 
 # The local API's ceilings with the default max_message_size (1 MiB), as VarlinkLimits works them out.
 LONGEST_MESSAGE = max(1 << 20, 6 * 1048576 + 65536)
-MESSAGE_BUDGET = max(16 << 20, 2 * LONGEST_MESSAGE)
-CONNECTIONS_PER_USER = 32
+# Unfinished messages: two of the longest for one person, max(64 MiB, four) for everyone.
+MESSAGE_BUDGET = max(64 << 20, 4 * LONGEST_MESSAGE)
+# The storm's person is nobody, who has no right: the share of that class.
+CONNECTIONS_PER_USER = 4
 MALFORMED = [b"{", b"not json", b"[]", b'"a call"', b"{}", b'{"method":1}', b'{"method":""}',
              b'{"method":"io.intrapush.Daemon.Status","parameters":[]}',
              b'{"method":"io.intrapush.Daemon.Status","more":"yes"}', b"[" * 100000, b'{"method":"\xff\xfe"}']
@@ -214,10 +216,10 @@ def refused_stream(path, total, chunk=b"x" * 65536):
 
 
 def half_budget_clients(path, count=24):
-    """`count` clients, each writing half the shared budget without a NUL, 64 KiB in turn. Half
-    the budget is more than the longest message too: each one must be closed unanswered, those
-    that met a full budget before they were past the longest message. Returns (closed
-    unanswered, closed by the budget)."""
+    """`count` clients of one person, each writing half of everyone's budget without a NUL, 64 KiB
+    in turn. Half of it is more than the longest message too: each one must be closed
+    unanswered, those that met the person's full budget before they were past the longest
+    message. Returns (closed unanswered, closed by the budget)."""
     chunk = b"x" * 65536
     clients = [varlink_connect(path) for _ in range(count)]
     sent = dict.fromkeys(clients, 0)

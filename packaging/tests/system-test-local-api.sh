@@ -43,15 +43,53 @@ fairness_checks() {
         output=$(as alice varlinkctl call "$local_api_socket" io.intrapush.Notifications.Count '{}' 2>&1)
         check "meanwhile a fresh varlinkctl call as alice is answered" grep -q '"count"' <<<"$output"
     fi
-    await 100 "the daemon to keep no more than 32 of bob's connections" held_at_most 32
-    check "the daemon keeps at most 32 of bob's connections ($(tail -n 1 "$scratch/holder.out"))" held_at_most 32
+    # bob has no right here: 4 places of his own, in the pool of those with none.
+    await 100 "the daemon to keep no more than 4 of bob's connections" held_at_most 4
+    check "the daemon keeps at most 4 of bob's connections, who has no right ($(tail -n 1 "$scratch/holder.out"))" held_at_most 4
     pid=$(unit_property MainPID)
     descriptors=$(inside ls "/proc/$pid/fd" | wc -l)
     rss_kib=$(inside awk '/^VmRSS/ { print $2 }' "/proc/$pid/status")
-    check "the daemon's descriptors stay under LimitNOFILE=512 ($descriptors)" test "$descriptors" -lt 512
+    check "the daemon holds few descriptors for bob's 1,000 connections ($descriptors, under 512 of LimitNOFILE=8192)" test "$descriptors" -lt 512
     check "the daemon's memory stays far under MemoryHigh=384M ($((rss_kib / 1024)) MiB)" test "$rss_kib" -lt $((96 << 10))
     exec {holder_in}>&-
     wait "$holder" 2>/dev/null || true
+}
+
+# Neighbours on one host, as real users: alice floods the push loop with 20,000 pipelined oneway
+# marks while pushes arrive, and bob's count is answered meanwhile; sixteen uids with no right
+# hold 64 connections each and root holds 1,000, while alice lists and carol, a second
+# administrator, asks the status.
+neighbour_checks() {
+    local before output holders=() user
+    cp packaging/tests/oneway_flood.py Tests/support/local_api_holder.py "$scratch/test/"
+    before=$(server_stat acked)
+    as alice python3 /mnt/test/oneway_flood.py "$local_api_socket" 20000 >"$scratch/flood.out" 2>&1 &
+    local flood=$!
+    for n in $(seq 1 50); do push "{\"id\":\"neighbour-$n\",\"title\":\"beside a flood $n\"}"; done
+    await 300 "the 50 pushes beside the flood acknowledged" acked_at_least $((before + 50))
+    check "a oneway flood of 20,000 marks: the pushes beside it are acknowledged" acked_at_least $((before + 50))
+    check_that "a oneway flood: bob's count is answered meanwhile" "as bob intrapush count >/dev/null"
+    wait "$flood" 2>/dev/null || true
+    output=$(cat "$scratch/flood.out")
+    echo "      alice's $output"
+    check "a oneway flood: alice's own next call is answered once her marks are done" grep -q ": ok$" <<<"$output"
+
+    for n in $(seq 1 16); do inside useradd --no-create-home "nobody$n" 2>/dev/null || true; done
+    inside useradd --create-home --groups intrapush-admin carol 2>/dev/null || true
+    for n in $(seq 1 16); do
+        inside runuser -u "nobody$n" -- sh -c "sleep 120 | python3 /mnt/test/local_api_holder.py $local_api_socket 64 io.intrapush.Daemon.WhoAmI" \
+            >"$scratch/many-$n.out" 2>&1 &
+        holders+=($!)
+    done
+    inside sh -c "sleep 120 | python3 /mnt/test/local_api_holder.py $local_api_socket 1000 io.intrapush.Daemon.WhoAmI" >"$scratch/root.out" 2>&1 &
+    holders+=($!)
+    await 600 "the holders' connections" bash -c 'for f in "$1"/many-*.out "$1"/root.out; do grep -q "^answer" "$f" || exit 1; done' _ "$scratch"
+    check_that "sixteen uids with no right holding 64 connections each, root 1,000: alice's list is answered" \
+        "as alice intrapush list --limit 3 >/dev/null"
+    output=$(as carol python3 /mnt/test/local_api_holder.py "$local_api_socket" 0 io.intrapush.Daemon.Status </dev/null 2>&1)
+    check "meanwhile carol, a second administrator, is answered by the daemon ($output)" grep -qx "answer ok" <<<"$output"
+    inside pkill -f local_api_holder.py || true
+    for holder in "${holders[@]}"; do wait "$holder" 2>/dev/null || true; done
 }
 
 rider_running() { inside pgrep -u alice -f restart_rider >/dev/null; }

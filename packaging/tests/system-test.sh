@@ -135,6 +135,7 @@ if [[ -f $scratch/test/intrapush-notifier.deb ]]; then
     check "intrapush-notifier as a user outside the group: exit 77 (was $status)" test "$status" = 77
     check "intrapush-notifier as a user outside the group: says to run adduser" grep -q "adduser bob intrapush" <<<"$output"
     fairness_checks
+    neighbour_checks
     end_desktop_session
     inside apt-get purge -y -q intrapush-notifier >/dev/null 2>&1 || fail "apt-get purge intrapush-notifier"
     check "intrapush-notifier purged: the user unit is no longer enabled" \
@@ -148,7 +149,7 @@ healthy_since=$(inside date '+%Y-%m-%d %H:%M:%S')
 # --- the unit's ceilings, and files whose modes do not depend on a umask ----------------------------
 check "the unit: no core dumps (LimitCORE=0)" test "$(unit_property LimitCORE)" = 0
 check "the unit: descriptors, tasks and memory are capped" \
-    test "$(unit_property LimitNOFILE)/$(unit_property TasksMax)/$(unit_property MemoryMax)" = "512/64/$((512 << 20))"
+    test "$(unit_property LimitNOFILE)/$(unit_property TasksMax)/$(unit_property MemoryMax)" = "8192/64/$((512 << 20))"
 daemon_pid=$(unit_property MainPID)
 check_that "the daemon is not dumpable: its /proc files belong to root, not to intrapush" \
     '[[ $(inside stat -c %U /proc/$daemon_pid/environ) == root ]]'

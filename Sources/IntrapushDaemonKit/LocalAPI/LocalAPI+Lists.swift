@@ -46,6 +46,8 @@ extension LocalAPI {
             case .success(let found): (records, isCut) = found
             case .failure(let error): return reply.fail(self.notificationsFailure(error))
             }
+            // Without more a reply is bounded: a result that does not fit asks for more.
+            if !streams, isCut, records.count < page.limit! { return reply.fail(.expectedMore) }
             let left = remaining.map { $0 - Int64(records.count) }
             let isExhausted = !isCut && records.count < page.limit!
             let isLast = !streams || isExhausted || left == 0 || records.isEmpty

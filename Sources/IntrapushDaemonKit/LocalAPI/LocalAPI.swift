@@ -77,8 +77,10 @@ final class LocalAPI: VarlinkService, @unchecked Sendable {
 
     var maximumMessageSize: Int { outbox.settings.maximumMessageSize }
 
-    func isPrivileged(_ identity: PeerIdentity) -> Bool {
-        policy.grant(userID: identity.userID, groupIDs: identity.groupIDs).readsAll
+    func connectionClass(of identity: PeerIdentity) -> ConnectionClass {
+        let grant = policy.grant(userID: identity.userID, groupIDs: identity.groupIDs)
+        if grant.readsAll { return .administrator }
+        return grant.reads || grant.sends ? .person : .noRights
     }
 
     func handle(_ call: VarlinkCall, context: VarlinkCallContext) {
@@ -112,9 +114,11 @@ final class LocalAPI: VarlinkService, @unchecked Sendable {
     func refuse(_ call: VarlinkCall, context: VarlinkCallContext) {
         let admission = context.connection.admission
         let user = context.connection.identity?.userID ?? 0
-        let message = admission.connections(of: user) >= admission.limits.connectionsPerUser
-            ? "you have \(admission.connections(of: user)) connections to intrapushd open, as many as one person may; close some of your programs' connections, or wait for them to finish, and try again"
-            : "intrapushd has as many local connections open as it takes (\(admission.openConnections)); try again in a moment"
+        let place = context.connection.place
+        let held = admission.connections(of: user, as: place)
+        let message = held >= admission.limits.places.perUser[place, default: 0]
+            ? "you have \(held) connections to intrapushd open, as many as one person may; close some of your programs' connections, or wait for them to finish, and try again"
+            : "intrapushd has as many local connections open as it takes, and none of them is idle; try again in a moment"
         switch call.interface {
         case DaemonInterface.name: context.fail(DaemonInterface.Failure.busy(message: message))
         case NotificationsInterface.name: context.fail(NotificationsInterface.Failure.busy(message: message))

@@ -74,8 +74,8 @@ final class LocalAPIServer: Service, Sendable {
                     let identity = try? channel.pipeline.syncOperations.withUnsafeTransportIfAvailable(of: NIOBSDSocket.Handle.self) {
                         PeerIdentity.read(from: $0)
                     }
-                    try channel.pipeline.syncOperations.addHandler(
-                        VarlinkConnectionHandler(service: api, identity: identity ?? nil, admission: admission, connections: connections))
+                    try channel.pipeline.syncOperations.addHandlers(
+                        VarlinkPipeline.handlers(service: api, identity: identity ?? nil, admission: admission, connections: connections))
                 }
             }
         if let activated {

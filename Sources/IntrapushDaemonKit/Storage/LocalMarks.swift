@@ -8,6 +8,8 @@ import NIOCore
 final class LocalMarks: @unchecked Sendable {
     /// Ids one slice marks at most: a slice takes about a millisecond and its sync.
     static let idsPerSlice = 64
+    /// Between two slices, on the loop's timer: what the sockets brought goes first.
+    static let pause: TimeAmount = .microseconds(100)
 
     private let executor: StoreExecutor
     private let store: NotificationStore
@@ -39,7 +41,7 @@ final class LocalMarks: @unchecked Sendable {
         for action in actions {
             switch action {
             case .scheduleSlice:
-                executor.submit { isActive in
+                executor.submit(after: Self.pause) { isActive in
                     guard isActive else { return self.stopped() }
                     self.perform(self.schedule.sliceDue())
                 }

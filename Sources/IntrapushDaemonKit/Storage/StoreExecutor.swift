@@ -52,6 +52,19 @@ final class StoreExecutor: Sendable {
         }
     }
 
+    /// `submit`, after `delay` on the loop's timer: the loop runs every task queued, those
+    /// queued meanwhile too, before it reads its sockets again, so work that queues its own next
+    /// part (the local API's marks, slice after slice) would hold the pushes back; a timer lets
+    /// what the sockets brought in between.
+    func submit(after delay: TimeAmount, _ body: @escaping @Sendable (_ isActive: Bool) -> Void) {
+        guard started() else { return body(false) }
+        eventLoop.scheduleTask(in: delay) {
+            let isActive = !self.progress.withLockedValue { $0.isStopping }
+            defer { self.finished() }
+            body(isActive)
+        }
+    }
+
     /// Runs `body` now, on the loop (the caller is on it): a push's commit, with no hop.
     func runNow<T>(_ body: () throws -> T) throws -> T {
         eventLoop.preconditionInEventLoop()

@@ -9,11 +9,11 @@ import NIOCore
 final class VarlinkCallContext: VarlinkReplySink {
     let call: VarlinkCall
     /// The connection the call came on; it outlives the call.
-    unowned let connection: VarlinkConnectionHandler
+    unowned let connection: VarlinkCallHandler
     private(set) var isActive = true
     private var endHandlers: [() -> Void] = []
 
-    init(call: VarlinkCall, connection: VarlinkConnectionHandler) {
+    init(call: VarlinkCall, connection: VarlinkCallHandler) {
         self.call = call
         self.connection = connection
     }

@@ -7,7 +7,7 @@ import NIOCore
 /// is stopping. Confined to the event loop the socket runs on.
 final class VarlinkConnections: @unchecked Sendable {
     let eventLoop: any EventLoop
-    private var open: [ObjectIdentifier: VarlinkConnectionHandler] = [:]
+    private var open: [ObjectIdentifier: VarlinkCallHandler] = [:]
     private var allClosed: EventLoopPromise<Void>?
     private(set) var isStopping = false
 
@@ -17,13 +17,13 @@ final class VarlinkConnections: @unchecked Sendable {
 
     var count: Int { open.count }
 
-    func opened(_ connection: VarlinkConnectionHandler) {
+    func opened(_ connection: VarlinkCallHandler) {
         eventLoop.assertInEventLoop()
         open[ObjectIdentifier(connection)] = connection
         if isStopping { connection.finishAndClose() }
     }
 
-    func closed(_ connection: VarlinkConnectionHandler) {
+    func closed(_ connection: VarlinkCallHandler) {
         eventLoop.assertInEventLoop()
         open[ObjectIdentifier(connection)] = nil
         if open.isEmpty, let allClosed {

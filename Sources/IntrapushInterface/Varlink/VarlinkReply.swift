@@ -33,6 +33,15 @@ package struct VarlinkReply: Equatable, Sendable {
         return bytes
     }
 
+    /// The reply's bytes, NUL-terminated, written to `output`: the same bytes as `encoded`.
+    package func write<Output: JSONOutput>(to output: inout Output) {
+        var members: [String: JSONValue] = ["parameters": .object(parameters)]
+        if continues { members["continues"] = .bool(true) }
+        if let error { members["error"] = .string(error) }
+        JSONValue.object(members).write(to: &output)
+        output.write(count: 1) { $0.write(0) }
+    }
+
     /// A reply read from one message (without its NUL); `nil` when it is not one.
     package static func parse(_ bytes: UnsafeBufferPointer<UInt8>) -> VarlinkReply? {
         guard let value = JSONValue.parse(bytes), case .object(let members) = value else { return nil }

@@ -92,9 +92,18 @@ final class NotificationSource {
         guard latest > start else { return UnreadBatch(newest: [], summarized: 0, through: latest) }
         let filter = NotificationsInterface.Filter(unread: true, mine: true, afterID: start, lastID: latest)
         let count = try call(NotificationsInterface.Count.self, .init(filter: filter)).count
-        let newest = catchUp > 0
-            ? try call(NotificationsInterface.List.self, .init(filter: filter, limit: Int64(min(catchUp, 1000)))).notifications.map(NotificationRecord.init)
-            : []
+        // With more: a reply of the daemon's is bounded, and the newest may be many and long.
+        var newest: [NotificationRecord] = []
+        if catchUp > 0 {
+            do {
+                let replies = try client.start(NotificationsInterface.List.self, .init(filter: filter, limit: Int64(min(catchUp, 1000))), more: true)
+                while let reply = try replies.next(timeout: Self.answerTimeout) {
+                    newest += reply.notifications.map(NotificationRecord.init)
+                }
+            } catch {
+                throw Failed(reason: Self.words(error))
+            }
+        }
         return UnreadBatch(newest: newest.reversed(), summarized: count - Int64(newest.count), through: latest)
     }
 

@@ -36,11 +36,11 @@ package enum JSONText {
         return output
     }
 
-    private static let quote = UInt8(ascii: "\"")
+    static let quote = UInt8(ascii: "\"")
     private static let backslash = UInt8(ascii: "\\")
 
     @inline(__always)
-    private static func escapedLength(_ byte: UInt8) -> Int {
+    static func escapedLength(_ byte: UInt8) -> Int {
         if byte == quote || byte == backslash { return 2 }
         if byte >= 0x20 { return 1 }
         switch byte {
@@ -50,7 +50,7 @@ package enum JSONText {
     }
 
     @inline(__always)
-    private static func writeEscaped(_ byte: UInt8, to writer: inout ByteWriter) {
+    static func writeEscaped(_ byte: UInt8, to writer: inout ByteWriter) {
         let shortForm: UInt8
         switch byte {
         case quote, backslash: shortForm = byte

@@ -108,7 +108,7 @@ struct LocalAPITests {
     func connect(uid: UInt32) throws -> EmbeddedChannel {
         let channel = EmbeddedChannel(loop: loop)
         let identity = PeerIdentity(userID: uid, groupID: uid, processID: 1, groupIDs: [uid])
-        try channel.pipeline.syncOperations.addHandler(VarlinkConnectionHandler(
+        try channel.pipeline.syncOperations.addHandlers(VarlinkPipeline.handlers(
             service: api, identity: identity, admission: admission, connections: VarlinkConnections(eventLoop: channel.eventLoop)))
         try channel.connect(to: SocketAddress(unixDomainSocketPath: "/tmp/local-api-test")).wait()
         return channel
@@ -183,6 +183,36 @@ struct LocalAPITests {
         let status = try DaemonInterface.Status.Reply(varlink: parameters, at: "", strict: true)
         #expect(status.version == LocalAPIInterfaces.version)
         #expect(status.state.state == "connected" && status.notifications == 2 && status.unread == 2)
+    }
+
+    @Test("a list without more is bounded: rows past its size ask for more, and with more they come in replies")
+    func boundedList() throws {
+        let large = try TemporaryDirectory("local-api-large")
+        let store = try NotificationStore(path: large.file())
+        let body = String(repeating: "x", count: 600 << 10)
+        _ = try store.store((1...3).map { Push(payload: .text("{}"), messageID: "big-\($0)", title: "big", body: body, receivedAt: 1) }, liveState: nil)
+        let api = LocalAPI(
+            limits: LocalAPILimits(), outbox: UnusedOutbox(loop: loop), queries: Queries(loop: loop, reader: try NotificationReader(path: large.file())),
+            policy: AccessPolicy(everyoneReads: true, readerGroupID: nil, senderGroupID: nil, adminGroupID: nil, daemonUserID: 990),
+            eventLoop: loop, liveState: { LiveState(state: .connected, updatedAt: 1) },
+            logger: Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() }))
+        let channel = EmbeddedChannel(loop: loop)
+        try channel.pipeline.syncOperations.addHandlers(VarlinkPipeline.handlers(
+            service: api, identity: PeerIdentity(userID: 1001, groupID: 1001, processID: 1, groupIDs: [1001]), admission: admission,
+            connections: VarlinkConnections(eventLoop: loop)))
+        try channel.connect(to: SocketAddress(unixDomainSocketPath: "/tmp/local-api-test")).wait()
+        try send(channel, #"{"method":"io.intrapush.Notifications.List","parameters":{"limit":3}}"#)
+        #expect(try replies(channel).first?["error"] == .string("org.varlink.service.ExpectedMore"))
+        try send(channel, #"{"method":"io.intrapush.Notifications.List","parameters":{"limit":1}}"#)
+        let one = try replies(channel).first?["parameters"]?["notifications"]
+        #expect(one.map { if case .array(let rows) = $0 { rows.count } else { 0 } } == 1, "the first row always fits")
+        try send(channel, #"{"method":"io.intrapush.Notifications.List","parameters":{"limit":3},"more":true}"#)
+        let pages = try replies(channel)
+        let rows = pages.compactMap { page -> Int? in
+            guard case .array(let rows)? = page["parameters"]?["notifications"] else { return nil }
+            return rows.count
+        }
+        #expect(rows.reduce(0, +) == 3 && pages.count > 1, "\(rows)")
     }
 
     @Test("a caller who may not send is refused by the Outbox interface's own error")

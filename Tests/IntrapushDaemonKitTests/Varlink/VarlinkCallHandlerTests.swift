@@ -7,20 +7,24 @@ import Testing
 
 @testable import IntrapushDaemonKit
 
-/// The Varlink server's protocol layer on `EmbeddedChannel`s, with a service whose calls the
-/// test answers: each call's own replies, pipelining, reading paused while a call runs,
-/// `continues` and `oneway`, connections counted per user, deadlines.
-@Suite("The Varlink connection handler")
-struct VarlinkConnectionHandlerTests {
+/// The Varlink server's handlers of a connection (admission, framing, calls) on
+/// `EmbeddedChannel`s, with a service whose calls the test answers: each call's own replies,
+/// pipelining, reading paused while a call runs, `continues` and `oneway`, places by class,
+/// deadlines.
+@Suite("The Varlink connection's handlers")
+struct VarlinkCallHandlerTests {
     /// A service that keeps each call for the test to answer; `test.Echo` it answers at once.
     final class ScriptedService: VarlinkService {
         var maximumMessageSize = 1 << 20
         var privileged: Set<UInt32> = [0]
+        var withoutRights: Set<UInt32> = []
         var calls: [VarlinkCallContext] = []
         var refused: [String] = []
         var closedBecause: [String] = []
 
-        func isPrivileged(_ identity: PeerIdentity) -> Bool { privileged.contains(identity.userID) }
+        func connectionClass(of identity: PeerIdentity) -> ConnectionClass {
+            privileged.contains(identity.userID) ? .administrator : withoutRights.contains(identity.userID) ? .noRights : .person
+        }
 
         func handle(_ call: VarlinkCall, context: VarlinkCallContext) {
             if call.method == "test.Echo" { return context.send(VarlinkReply(parameters: call.parameters)) }
@@ -64,9 +68,7 @@ struct VarlinkConnectionHandlerTests {
 
     init() {
         var limits = VarlinkLimits()
-        limits.connectionsPerUser = 2
-        limits.connectionsOfUsers = 3
-        limits.connections = 4
+        limits.places = .init(perUser: [.noRights: 1, .person: 2, .administrator: 3], pools: [.noRights: 2, .person: 3], total: 4)
         limits.refusalsAnswered = 1
         admission = VarlinkAdmission(limits: limits, eventLoop: loop)
         connections = VarlinkConnections(eventLoop: loop)
@@ -77,8 +79,9 @@ struct VarlinkConnectionHandlerTests {
         let reads = ReadCounter()
         let channel = EmbeddedChannel(loop: loop)
         let identity = PeerIdentity(userID: uid, groupID: uid, processID: 1, groupIDs: [uid])
+        try channel.pipeline.syncOperations.addHandler(reads)
         try channel.pipeline.syncOperations.addHandlers(
-            reads, VarlinkConnectionHandler(service: service, identity: identity, admission: admission, connections: connections))
+            VarlinkPipeline.handlers(service: service, identity: identity, admission: admission, connections: connections))
         try channel.connect(to: SocketAddress(unixDomainSocketPath: "/tmp/varlink-test")).wait()
         return (channel, reads)
     }
@@ -216,28 +219,64 @@ struct VarlinkConnectionHandlerTests {
         #expect(answered.last == #"{"parameters":{"i":4999}}"#)
     }
 
-    @Test("a user over their share is answered Busy by their call's interface and closed; another user and root still get in")
+    @Test("a person over their share is answered Busy by their call's interface and closed; another person and root still get in")
     func connectionsPerUser() throws {
-        let alice = try (0..<2).map { _ in try connect(uid: 1000).0 }
+        _ = try (0..<2).map { _ in try connect(uid: 1000).0 }
         let (aliceThird, _) = try connect(uid: 1000)
         try send(aliceThird, #"{"method":"test.Count"}"#)
         #expect(service.refused == ["test.Count"])
         #expect(try replies(aliceThird) == [#"{"error":"test.Busy","parameters":{}}"#])
         #expect(!aliceThird.isActive, "closed once answered")
         #expect(service.calls.isEmpty, "the refused call never reached the service")
-
         let (bob, _) = try connect(uid: 1001)
         try send(bob, #"{"method":"test.Echo"}"#)
         #expect(try replies(bob) == [#"{"parameters":{}}"#], "bob is not held back by alice's connections")
-        // Users' connections are full (3); root still gets in, up to the total (4).
-        let (carol, _) = try connect(uid: 1002)
-        try send(carol, #"{"method":"test.Count"}"#)
-        #expect(service.refused.count == 2)
         let (root, _) = try connect(uid: 0)
         try send(root, #"{"method":"test.Echo"}"#)
         #expect(try replies(root) == [#"{"parameters":{}}"#])
-        for channel in alice { _ = try channel.finish() }
-        #expect(admission.connections(of: 1000) == 0 && admission.openConnections == 2)
+    }
+
+    @Test("a full pool: the newcomer gets a place, and the largest holder loses its oldest idle connection, not one with a call under way")
+    func fullPoolMakesRoom() throws {
+        let (aliceBusy, _) = try connect(uid: 1000)
+        try send(aliceBusy, #"{"method":"test.Slow"}"#)
+        let (aliceIdle, _) = try connect(uid: 1000)
+        let (bob, _) = try connect(uid: 1001)
+        // The people's pool (3) is full: carol comes, alice (2) holds the most.
+        let (carol, _) = try connect(uid: 1002)
+        #expect(carol.isActive && !aliceIdle.isActive, "alice's idle connection made room")
+        #expect(aliceBusy.isActive && bob.isActive)
+        try send(carol, #"{"method":"test.Echo","parameters":{"carol":true}}"#)
+        #expect(try replies(carol) == [#"{"parameters":{"carol":true}}"#])
+        // Nothing idle left to take for another newcomer: dave is refused, told Busy.
+        try send(bob, #"{"method":"test.Slow"}"#)
+        try send(carol, #"{"method":"test.Slow"}"#)
+        let (dave, _) = try connect(uid: 1003)
+        try send(dave, #"{"method":"test.Count"}"#)
+        #expect(try replies(dave) == [#"{"error":"test.Busy","parameters":{}}"#])
+    }
+
+    @Test("callers with no right share a pool of their own: they never take a person's place")
+    func noRightsPool() throws {
+        service.withoutRights = [2000, 2001, 2002]
+        let first = try connect(uid: 2000).0
+        let second = try connect(uid: 2001).0
+        let (third, _) = try connect(uid: 2002)
+        #expect(third.isActive && (!first.isActive || !second.isActive), "their pool of 2 made room among themselves")
+        let (alice, _) = try connect(uid: 1000)
+        try send(alice, #"{"method":"test.Echo"}"#)
+        #expect(try replies(alice) == [#"{"parameters":{}}"#], "a reader is answered")
+        #expect(admission.connections(of: 1000, as: .person) == 1)
+    }
+
+    @Test("an administrator's connections fill the total: a person's newcomer takes the place of the administrator's oldest idle one")
+    func administratorGivesWay() throws {
+        let roots = try (0..<3).map { _ in try connect(uid: 0).0 }
+        _ = try connect(uid: 1001)
+        // The total (4) is full; alice comes.
+        let (alice, _) = try connect(uid: 1000)
+        #expect(alice.isActive)
+        #expect(!roots[0].isActive && roots[1].isActive && roots[2].isActive, "root's oldest idle connection made room")
     }
 
     @Test("refusals waiting for their call are few: the newest takes the place of the oldest, and is told")

@@ -1,0 +1,288 @@
+"""The neighbours figure of `make bench`: what one person on a shared host can take from the
+pushes and from the other people, each measured beside the same run's quiet figure.
+
+- Push → ack at a steady rate, quiet and beside each neighbour in turn, several rounds: 20,000
+  pipelined oneway marks on one connection; a mark of all of 200,000 unread; four searches over
+  the prefilled database (1,000,000 rows) kept running on four connections. Each round's p99
+  and max, and the p99 ÷ the same round's quiet p99.
+- Another reader's simple calls (a page of 20 on a connection of its own each time) beside the
+  four searches: p50, p90 and max, and alone.
+- Connections: sixteen uids with no right holding 64 connections each and root holding 1,000,
+  while a reader lists and a second administrator asks the status: both answered, and how long
+  they took.
+
+Users are uids that exist nowhere (setpriv); readers are members of the group `intrapush` and
+administrators of `intrapush-admin`, both made for the bench when the host has none (and removed
+after). As root only (setpriv, groups); without root the figure says it skipped.
+"""
+import json, os, shutil, socket, sqlite3, statistics, subprocess, threading, time
+
+from bench_support import ROOT, BenchError, Row, fill, log, summarise, wait_for
+from bench_latency import steady_latency
+
+HOLDER = os.path.join(ROOT, "Tests", "support", "local_api_holder.py")
+FLOOD = os.path.join(ROOT, "packaging", "tests", "oneway_flood.py")
+NEIGHBOUR, OTHER_READER, SECOND_ADMIN = 61001, 61002, 61003
+NO_RIGHTS = range(62001, 62017)
+
+
+def as_user(uid, groups=()):
+    return ["setpriv", f"--reuid={uid}", f"--regid={uid}"] + ([f"--groups={','.join(map(str, groups))}"] if groups
+                                                              else ["--clear-groups"]) + ["--"]
+
+
+def call(path, method, parameters=None, timeout=30):
+    """One call on a connection of its own: the reply, and how long it took in ms."""
+    started = time.monotonic()
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as connection:
+        connection.settimeout(timeout)
+        connection.connect(path)
+        connection.sendall(json.dumps({"method": method, "parameters": parameters or {}}).encode() + b"\0")
+        buffer = b""
+        while b"\0" not in buffer:
+            chunk = connection.recv(1 << 20)
+            if not chunk:
+                break
+            buffer += chunk
+    reply = json.loads(buffer.split(b"\0", 1)[0]) if b"\0" in buffer else {"error": "closed"}
+    return reply, (time.monotonic() - started) * 1000
+
+
+class Groups:
+    """`intrapush` and `intrapush-admin`, made when missing and removed afterwards."""
+
+    def __init__(self):
+        self.made = []
+        self.ids = {}
+        for name in ("intrapush", "intrapush-admin"):
+            if subprocess.run(["getent", "group", name], stdout=subprocess.DEVNULL).returncode != 0:
+                subprocess.run(["groupadd", "--system", name], check=True)
+                self.made.append(name)
+            self.ids[name] = int(subprocess.run(["getent", "group", name], capture_output=True, text=True,
+                                                check=True).stdout.split(":")[2])
+
+    def remove(self):
+        for name in self.made:
+            subprocess.run(["groupdel", name], check=False)
+
+
+def figure_neighbours(bench, server):
+    if os.geteuid() != 0:
+        row = Row("Neighbours", "—", "")
+        row.values = ("", "skipped: as root only (setpriv, groups)", "")
+        return [row]
+    groups = Groups()
+    try:
+        return neighbour_rows(bench, server, groups)
+    finally:
+        groups.remove()
+
+
+def neighbour_rows(bench, server, groups):
+    options = bench.options
+    smoke = options.smoke
+    reader_groups = [groups.ids["intrapush"]]
+    os.chmod(bench.work, 0o711)
+    # The marks' database: its rows unread for everyone.
+    directory = bench.run_directory("neighbours")
+    os.chmod(directory, 0o711)
+    database = os.path.join(directory, "notifications.sqlite3")
+    shutil.copyfile(bench.migrated_template(server), database)
+    fill(database, 2_000 if smoke else 200_000)
+    with sqlite3.connect(database) as connection:
+        connection.execute("DELETE FROM notification_reads")
+        connection.execute("UPDATE notifications SET read_at = NULL")
+    daemon = bench.connected_daemon(server, database, name="neighbours")
+    path = database + ".sock"
+    rounds = 1 if smoke else 3
+    flood_count = 500 if smoke else 20_000
+    p99s = {name: [] for name in ("quiet", "oneway marks", "mark of all")}
+    maxes = {name: [] for name in p99s}
+    try:
+        for round_number in range(rounds):
+            for name in p99s:
+                neighbour = None
+                if name == "oneway marks":
+                    neighbour = bench.spawn(as_user(NEIGHBOUR, reader_groups) + ["python3", FLOOD, path, str(flood_count),
+                                                                                  str(2_000 if smoke else 200_000)],
+                                            stdout=subprocess.DEVNULL)
+                elif name == "mark of all":
+                    neighbour = bench.spawn(as_user(NEIGHBOUR + 10 + round_number, reader_groups) +
+                                            ["python3", "-c", MARK_ALL, path], stdout=subprocess.DEVNULL)
+                latency = steady_latency(bench, server, daemon, f"n{round_number}{name[0]}-")
+                if neighbour is not None:
+                    neighbour.wait(600)
+                    bench.processes.remove(neighbour)
+                p99s[name].append(latency["p99"] / 1000)
+                maxes[name].append(latency["max"] / 1000)
+                log(f"  round {round_number + 1}, {name}: p50 {latency['p50'] / 1000:.3f} ms, p99 {latency['p99'] / 1000:.3f} ms, "
+                    f"max {latency['max'] / 1000:.3f} ms")
+    finally:
+        bench.stop_daemon(daemon)
+    rows = latency_rows(p99s, maxes, flood_count)
+    rows += search_rows(bench, server, reader_groups, rounds)
+    rows += connection_rows(bench, server, groups)
+    return rows
+
+
+MARK_ALL = ("import json, socket, sys\n"
+            "c = socket.socket(socket.AF_UNIX); c.connect(sys.argv[1])\n"
+            "c.sendall(json.dumps({'method': 'io.intrapush.Notifications.MarkRead', 'parameters': {'all': True}}).encode() + b'\\0')\n"
+            "b = b''\n"
+            "while b'\\0' not in b:\n"
+            "    d = c.recv(65536)\n"
+            "    if not d: break\n"
+            "    b += d\n")
+
+
+def latency_rows(p99s, maxes, flood_count):
+    rows = []
+    quiet = p99s["quiet"]
+    for name, title in (("oneway marks", f"{flood_count:,} pipelined oneway marks"), ("mark of all", "a mark of all of 200,000")):
+        ratios = [value / alone for value, alone in zip(p99s[name], quiet)]
+        row = Row(f"Neighbours: push → ack beside {title}", "p99 ≤ 2× quiet, max ≤ 100 ms",
+                  f"steady pushes (1,000/s) while a reader of the group intrapush does it, rounds alternating with a quiet "
+                  f"run; p99 ÷ the round's quiet p99 (min / median / max), and the worst push")
+        row.values = tuple(f"{ratio:.2f}× / {worst:.1f} ms" for ratio, worst in
+                           zip(summarise(ratios, float), summarise(maxes[name], float)))
+        row.samples = ratios
+        row.met = statistics.median(ratios) <= 2 and max(maxes[name]) <= 100
+        rows.append(row)
+    row = Row("Neighbours: quiet push → ack p99 / max", "(baseline)", "the quiet runs of the rounds above")
+    row.values = tuple(f"{p99:.3f} / {worst:.1f} ms" for p99, worst in zip(summarise(quiet, float), summarise(maxes["quiet"], float)))
+    return [row] + rows
+
+
+def search_rows(bench, server, reader_groups, rounds):
+    """Push → ack and another reader's pages beside four searches over the prefilled database."""
+    database = bench.copy_of(bench.prefilled_template, "neighbour-searches")
+    os.chmod(os.path.dirname(database), 0o711)
+    daemon = bench.connected_daemon(server, database, name="searches")
+    path = database + ".sock"
+    p99s, maxes, pages, alone_pages = {"quiet": [], "searches": []}, {"quiet": [], "searches": []}, [], []
+    try:
+        for round_number in range(rounds):
+            for name in ("quiet", "searches"):
+                stop = threading.Event()
+                searchers = []
+                if name == "searches":
+                    for n in range(4):
+                        searchers.append(bench.spawn(as_user(NEIGHBOUR, reader_groups) + ["python3", "-c", SEARCH_LOOP, path],
+                                                     stdin=subprocess.PIPE, stdout=subprocess.DEVNULL))
+                    time.sleep(0.5)  # the four searches under way before the pages are timed
+                times = alone_pages if name == "quiet" else pages
+                pager = threading.Thread(target=page_loop, args=(path, reader_groups, stop, times))
+                pager.start()
+                latency = steady_latency(bench, server, daemon, f"s{round_number}{name[0]}-")
+                stop.set()
+                pager.join()
+                for searcher in searchers:
+                    bench.stop(searcher)
+                p99s[name].append(latency["p99"] / 1000)
+                maxes[name].append(latency["max"] / 1000)
+                log(f"  round {round_number + 1}, {name}: push p99 {latency['p99'] / 1000:.3f} ms, max {latency['max'] / 1000:.1f} ms")
+    finally:
+        bench.stop_daemon(daemon)
+    ratios = [value / alone for value, alone in zip(p99s["searches"], p99s["quiet"])]
+    push_row = Row("Neighbours: push → ack beside four searches over 1,000,000 rows", "p99 ≤ 2× quiet, max ≤ 100 ms",
+                   "four connections of one reader each asking Count with a search over and over, during a steady run; "
+                   "p99 ÷ the round's quiet p99, and the worst push")
+    push_row.values = tuple(f"{ratio:.2f}× / {worst:.1f} ms" for ratio, worst in
+                            zip(summarise(ratios, float), summarise(maxes["searches"], float)))
+    push_row.met = statistics.median(ratios) <= 2 and max(maxes["searches"]) <= 100
+    pages.sort()
+    alone_pages.sort()
+    page_row = Row("Neighbours: another reader's page of 20 beside the searches, p50 / p90 / max", "p90 ≤ 25 ms",
+                   f"{len(pages):,} List calls of 20, each on a connection of its own (alone: {len(alone_pages):,}, "
+                   f"p50 {percentile(alone_pages, 0.5):.1f} / p90 {percentile(alone_pages, 0.9):.1f} ms)")
+    page_row.values = ("", f"{percentile(pages, 0.5):.1f} / {percentile(pages, 0.9):.1f} / {pages[-1]:.1f} ms", "")
+    page_row.met = percentile(pages, 0.9) <= 25
+    return [push_row, page_row]
+
+
+SEARCH_LOOP = ("import json, socket, sys\n"
+               "c = socket.socket(socket.AF_UNIX); c.connect(sys.argv[1])\n"
+               "call = json.dumps({'method': 'io.intrapush.Notifications.Count', 'parameters': {'filter': {'grep': 'no such words'}}}).encode() + b'\\0'\n"
+               "while True:\n"
+               "    c.sendall(call)\n"
+               "    b = b''\n"
+               "    while b'\\0' not in b:\n"
+               "        d = c.recv(65536)\n"
+               "        if not d: sys.exit(0)\n"
+               "        b += d\n")
+
+
+def page_loop(path, reader_groups, stop, times):
+    """Another reader's pages, one connection each, timed, until `stop` (as that reader, in a thread
+    of this process: setpriv would time a program's start)."""
+    code = ("import json, socket, sys, time\n"
+            "while sys.stdin.readline():\n"
+            "    t = time.monotonic(); c = socket.socket(socket.AF_UNIX); c.connect(sys.argv[1])\n"
+            "    c.sendall(json.dumps({'method': 'io.intrapush.Notifications.List', 'parameters': {'limit': 20}}).encode() + b'\\0')\n"
+            "    b = b''\n"
+            "    while b'\\0' not in b:\n"
+            "        d = c.recv(1 << 20)\n"
+            "        if not d: break\n"
+            "        b += d\n"
+            "    c.close(); print(f'{(time.monotonic() - t) * 1000:.3f}', flush=True)\n")
+    reader = subprocess.Popen(as_user(OTHER_READER, reader_groups) + ["python3", "-c", code, path], stdin=subprocess.PIPE,
+                              stdout=subprocess.PIPE, text=True)
+    try:
+        while not stop.is_set():
+            reader.stdin.write("\n")
+            reader.stdin.flush()
+            times.append(float(reader.stdout.readline()))
+            time.sleep(0.02)
+    finally:
+        reader.stdin.close()
+        reader.wait(10)
+
+
+def connection_rows(bench, server, groups):
+    """Sixteen uids with no right holding 64 connections each, root 1,000; a reader's and a second
+    administrator's calls meanwhile."""
+    directory = bench.run_directory("neighbour-connections")
+    os.chmod(directory, 0o711)
+    database = os.path.join(directory, "notifications.sqlite3")
+    shutil.copyfile(bench.migrated_template(server), database)
+    daemon = bench.connected_daemon(server, database, name="connections")
+    path = database + ".sock"
+    holders = []
+    try:
+        for uid in NO_RIGHTS:
+            holders.append(bench.spawn(as_user(uid) + ["python3", HOLDER, path, "64", "io.intrapush.Daemon.WhoAmI"],
+                                       stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True))
+        holders.append(bench.spawn(["python3", HOLDER, path, "1000", "io.intrapush.Daemon.WhoAmI"],
+                                   stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True))
+        for holder in holders:
+            holder.stdout.readline()  # "answer …": its connections are open
+        reader = subprocess.run(as_user(OTHER_READER, [groups.ids["intrapush"]]) + ["python3", "-c", TIMED_CALL, path,
+                                "io.intrapush.Notifications.List"], capture_output=True, text=True, timeout=60)
+        admin = subprocess.run(as_user(SECOND_ADMIN, [groups.ids["intrapush-admin"]]) + ["python3", "-c", TIMED_CALL, path,
+                               "io.intrapush.Daemon.Status"], capture_output=True, text=True, timeout=60)
+    finally:
+        for holder in holders:
+            bench.stop(holder)
+        bench.stop_daemon(daemon)
+    row = Row("Neighbours: 16 uids with no right × 64 connections, root × 1,000: a reader and a second administrator",
+              "both answered", "each call on a connection of its own, as a member of intrapush and of intrapush-admin")
+    row.values = ("", f"reader: {reader.stdout.strip() or reader.stderr.strip()[-80:]}; "
+                      f"administrator: {admin.stdout.strip() or admin.stderr.strip()[-80:]}", "")
+    row.met = reader.stdout.startswith("ok") and admin.stdout.startswith("ok")
+    return [row]
+
+
+TIMED_CALL = ("import json, socket, sys, time\n"
+              "t = time.monotonic(); c = socket.socket(socket.AF_UNIX); c.settimeout(30); c.connect(sys.argv[1])\n"
+              "c.sendall(json.dumps({'method': sys.argv[2], 'parameters': {}}).encode() + b'\\0')\n"
+              "b = b''\n"
+              "while b'\\0' not in b:\n"
+              "    d = c.recv(1 << 20)\n"
+              "    if not d: break\n"
+              "    b += d\n"
+              "r = json.loads(b.split(b'\\0')[0]) if b'\\0' in b else {'error': 'closed'}\n"
+              "print(('ok' if 'error' not in r else r['error']) + f' in {(time.monotonic() - t) * 1000:.1f} ms')\n")
+
+
+def percentile(ordered, fraction):
+    return ordered[max(0, int(len(ordered) * fraction) - 1)] if ordered else 0.0
