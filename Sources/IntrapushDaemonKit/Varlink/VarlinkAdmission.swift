@@ -47,7 +47,7 @@ final class VarlinkAdmission: @unchecked Sendable {
     private var closers: [ObjectIdentifier: () -> Void] = [:]
     /// The refused connections still waiting for their call, oldest first: how to close each.
     private var refusals: [(id: ObjectIdentifier, close: () -> Void)] = []
-    private var bytes: ByteBudget?
+    private var bytes = ByteBudget()
 
     init(limits: VarlinkLimits, eventLoop: any EventLoop) {
         self.limits = limits
@@ -57,7 +57,7 @@ final class VarlinkAdmission: @unchecked Sendable {
 
     var openConnections: Int { places.count }
     var refusing: Int { refusals.count }
-    var bufferedBytes: Int { bytes?.held ?? 0 }
+    var bufferedBytes: Int { bytes.held }
 
     /// The connections `user` has open in `place`.
     func connections(of user: UInt32, as place: ConnectionClass) -> Int {
@@ -102,13 +102,13 @@ final class VarlinkAdmission: @unchecked Sendable {
     /// Sets `count` more bytes of `user`'s unfinished messages aside, when the budgets have room.
     func reserve(_ count: Int, by user: UInt32, as place: ConnectionClass, maximumMessageSize: Int) -> Bool {
         eventLoop.assertInEventLoop()
-        var budget = bytes ?? ByteBudget(total: limits.totalBytes(maximumMessageSize: maximumMessageSize))
-        defer { bytes = budget }
-        return budget.reserve(count, by: user, userLimit: limits.bytesPerPerson(maximumMessageSize: maximumMessageSize, of: place))
+        return bytes.reserve(
+            count, by: user, userLimit: limits.bytesPerPerson(maximumMessageSize: maximumMessageSize, of: place),
+            total: limits.totalBytes(maximumMessageSize: maximumMessageSize))
     }
 
     func release(_ count: Int, by user: UInt32) {
         eventLoop.assertInEventLoop()
-        bytes?.release(count, by: user)
+        bytes.release(count, by: user)
     }
 }

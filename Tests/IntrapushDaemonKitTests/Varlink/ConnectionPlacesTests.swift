@@ -40,17 +40,17 @@ struct ConnectionPlacesTests {
 
     @Test("bytes per person and for all: one person's long messages leave room for another's")
     func bytes() {
-        var budget = ByteBudget(total: 100)
-        let outcome9 = budget.reserve(40, by: 1, userLimit: 50)
+        var budget = ByteBudget()
+        let outcome9 = budget.reserve(40, by: 1, userLimit: 50, total: 100)
         #expect(outcome9)
-        let outcome10 = budget.reserve(20, by: 1, userLimit: 50)
+        let outcome10 = budget.reserve(20, by: 1, userLimit: 50, total: 100)
         #expect(!outcome10, "over the person's own")
-        let outcome11 = budget.reserve(50, by: 2, userLimit: 50)
+        let outcome11 = budget.reserve(50, by: 2, userLimit: 50, total: 100)
         #expect(outcome11)
-        let outcome12 = budget.reserve(20, by: 3, userLimit: 50)
+        let outcome12 = budget.reserve(20, by: 3, userLimit: 50, total: 100)
         #expect(!outcome12, "over everyone's")
         budget.release(40, by: 1)
-        let outcome13 = budget.reserve(10, by: 3, userLimit: 50)
+        let outcome13 = budget.reserve(10, by: 3, userLimit: 50, total: 100)
         #expect(outcome13)
         #expect(budget.held(by: 1) == 0 && budget.held == 60)
     }
