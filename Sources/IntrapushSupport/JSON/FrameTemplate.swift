@@ -64,11 +64,12 @@ package struct FrameTemplate: Sendable, Equatable {
     /// The value a frame of this template's form carries, with one placeholder: the text between
     /// the literals around it, decoded as the slot was written (a JSON string's content unescaped,
     /// a JSON value read: a string's content or a number's digits). `nil` when the frame does not
-    /// have the template's form, or the template does not have exactly one placeholder.
-    package func value(in frame: UnsafeRawBufferPointer) -> String? {
+    /// have the template's form, or the template does not have exactly one placeholder; an empty
+    /// value (`null` as a JSON value) only with `allowsEmpty`.
+    package func value(in frame: UnsafeRawBufferPointer, allowsEmpty: Bool = false) -> String? {
         guard slots.count == 1 else { return nil }
         let prefix = literals[0].utf8, suffix = literals[1].utf8
-        guard frame.count > prefix.count + suffix.count,
+        guard frame.count >= prefix.count + suffix.count + (allowsEmpty ? 0 : 1),
             frame.prefix(prefix.count).elementsEqual(prefix),
             frame.suffix(suffix.count).elementsEqual(suffix)
         else { return nil }
@@ -79,10 +80,12 @@ package struct FrameTemplate: Sendable, Equatable {
         case .inString:
             // A quote or a backslash left bare would have ended or broken the string.
             let quoted = [UInt8(ascii: "\"")] + Array(middle) + [UInt8(ascii: "\"")]
-            return quoted.withUnsafeBufferPointer { JSONValue.parse($0) }?.string
+            let text = quoted.withUnsafeBufferPointer { JSONValue.parse($0) }?.string
+            return allowsEmpty || text?.isEmpty == false ? text : nil
         case .value:
             switch Array(middle).withUnsafeBufferPointer({ JSONValue.parse($0) }) {
-            case .string(let text)?, .number(let text)?: return text
+            case .string(let text)?, .number(let text)?: return allowsEmpty || !text.isEmpty ? text : nil
+            case .null? where allowsEmpty: return ""
             default: return nil
             }
         }
