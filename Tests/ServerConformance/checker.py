@@ -13,7 +13,7 @@ from templates import Template
 
 HELD, FAILED, NOT_CHECKABLE = "held", "failed", "not checkable"
 ARRIVAL = 5.0   # how long a push triggered, an acknowledgement or a pong may take to arrive
-QUIET = 0.4     # how long nothing must come to call something absent
+QUIET = 0.25    # how long nothing must come, on a loopback or a LAN, to call something absent
 
 
 class Target:

@@ -216,8 +216,8 @@ class WebSocket:
             self._end()
 
     def _fail(self, code, why):
+        self.send_close(code)  # first: a step that sees the event may drop the connection
         self._put(Event("failed", why, code=code))
-        self.send_close(code)
         self._wait_end(2.0)
 
     def _wait_end(self, seconds):

@@ -258,7 +258,7 @@ class Connection(Peer):
                 self.server.event("hello-refused", connection=self.n)
                 self.close(1008, "expected the hello")
                 return
-            self.server.event("hello", connection=self.n)
+            self.server.event("text", connection=self.n, text=text)
             self.ready = True
             self.deliver_pending()
             return
