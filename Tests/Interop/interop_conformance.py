@@ -45,9 +45,18 @@ def check(stack, work, token, hello, subprotocol):
             server.stdin.write(line + "\n")
             server.stdin.flush()
 
+        def taken(expected=None):
+            # The server prints `taken` before it acknowledges, but its output reaches us on a
+            # pipe another thread reads: the acknowledgement may come first. Wait for the line.
+            if expected is not None:
+                try:
+                    events.wait(lambda log: expected in {e["id"] for e in log.of("taken")}, 2, f"{expected} taken")
+                except AssertionError:
+                    pass  # not taken: the step says so
+            return [(event["id"], True) for event in events.of("taken")]
+
         target = Target(f"ws://127.0.0.1:{port}{path}", push=lambda text: command(f"push {text}"),
-                        close=lambda code: command(f"close {code}"),
-                        taken=lambda: [(event["id"], True) for event in events.of("taken")])
+                        close=lambda code: command(f"close {code}"), taken=taken)
         report = check_server.check(target, settings_for(stack, token, hello, subprotocol))
     finally:
         support.stop(server)

@@ -46,7 +46,7 @@ def main():
             target = Target(f"ws://{address}/connect/linux/acme/{TOKEN}",
                             push=lambda text: check_server.http("POST", f"{http}/push", text),
                             close=lambda code: check_server.http("POST", f"{http}/control/close?code={code}", ""),
-                            taken=lambda: check_server.parse_taken(check_server.http("GET", f"{http}/upstream")))
+                            taken=lambda expected=None: check_server.parse_taken(check_server.http("GET", f"{http}/upstream")))
             settings = Settings(hello=HELLO_TEMPLATE.replace("{token}", TOKEN), hello_authenticates=True,
                                 request='{"type":"request"}', idle_timeout=IDLE_TIMEOUT)
             report = check_server.check(target, settings)

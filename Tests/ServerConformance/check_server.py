@@ -74,9 +74,9 @@ def target_from(args):
     elif args.close_command:
         close = lambda code: command(args.close_command, str(code))  # noqa: E731
     if args.taken_url:
-        taken = lambda: parse_taken(http("GET", args.taken_url))  # noqa: E731
+        taken = lambda expected=None: parse_taken(http("GET", args.taken_url))  # noqa: E731
     elif args.taken_command:
-        taken = lambda: parse_taken(command(args.taken_command, ""))  # noqa: E731
+        taken = lambda expected=None: parse_taken(command(args.taken_command, ""))  # noqa: E731
     return Target(args.url, push, close, taken, args.wrong_token_url)
 
 

@@ -19,7 +19,9 @@ QUIET = 0.25    # how long nothing must come, on a loopback or a LAN, to call so
 class Target:
     """The server: its URL, and what the operator gave to drive it. `push(text)` makes it push
     `text` to the client of `url`; `close(code)` makes it close that client's connection;
-    `taken()` lists what it took from the client, as [(id, taken)] (taken False: a repeat)."""
+    `taken(expected)` lists what it took from the client, as [(id, taken)] (taken False: a
+    repeat); `expected` is the id the checker expects there, for a hook that reads the server's
+    account later than the server gave it (its output on another pipe)."""
 
     def __init__(self, url, push=None, close=None, taken=None, wrong_token_url=None):
         self.url, self.push, self.close, self.taken = url, push, close, taken

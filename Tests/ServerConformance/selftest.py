@@ -116,7 +116,7 @@ def start(server_class=None, connection_class=None):
     threading.Thread(target=server.serve, args=(listener,), daemon=True).start()
     port = listener.getsockname()[1]
     target = Target(f"ws://127.0.0.1:{port}{path}", push=server.queue, close=server.close_clients,
-                    taken=server.taken_ids)
+                    taken=lambda expected=None: server.taken_ids())
     return server, target, listener
 
 

@@ -8,12 +8,12 @@ from statements import checks
 from steps_delivery import _finish
 
 
-def _taken(c):
+def _taken(c, expected=None):
     """What the server says it took: {id: times taken}; None without a way to ask."""
     if not c.target.taken:
         return None
     counts = {}
-    for ident, taken in c.target.taken():
+    for ident, taken in c.target.taken(expected):
         if taken:
             counts[ident] = counts.get(ident, 0) + 1
     return counts
@@ -36,7 +36,7 @@ def messages(c):
     session.quiet(0.1)
     session.send_message(ident, type="intrapush-check")
     acknowledged = session.wait_for(_acknowledged(session, ident))
-    taken_then = _taken(c)
+    taken_then = _taken(c, ident)
     expected = c.settings.upstream_ack.fill(ident)
     frames = [item for item in session.items if item.kind == "upstream-ack" and item.id == ident]
     near = [item.text for item in session.items if item.kind == "push" and ident in (item.text if isinstance(item.text, str) else "")]
