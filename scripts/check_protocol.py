@@ -176,7 +176,7 @@ def main():
         print(f"{document.relative_to(ROOT) if document.is_relative_to(ROOT) else document}: {problem}", file=sys.stderr)
     clients = sum(1 for i, _, _ in found if i.startswith("C-"))
     print(f"check_protocol: {clients} client and {len(found) - clients} server statements, "
-          f"{'each held to a test or a checker step' if not problems else f'{len(problems)} problems'}")
+          f"{'each held to a test or a checker step' if not problems else f'{len(problems)} problem' + ('s' * (len(problems) != 1))}")
     return 1 if problems else 0
 
 

@@ -24,7 +24,7 @@ struct FrameTemplateTests {
             let frame = template.filled(with: .string(id))
             #expect(Self.parse(frame)?["id"] == .string(id), "\(frame.debugDescription) does not name \(id.debugDescription)")
             #expect(Self.parse(frame)?["type"] == .string("ack"))
-            #expect(Self.read(template, frame) == id || id.isEmpty, "read back from \(frame.debugDescription)")
+            #expect(Self.read(template, frame) == (id.isEmpty ? nil : id), "read back from \(frame.debugDescription)")
         }
         #expect(template.filled(with: .string("a\"b\\c\t\u{01}é😀")) == #"{"type":"ack","id":"a\"b\\c\t\u0001é😀"}"#,
                 "escaped as JSONText does: short forms, \\u00XX for the other controls, non-ASCII kept as UTF-8")
@@ -43,7 +43,7 @@ struct FrameTemplateTests {
         for id in Self.awkwardIDs {
             let frame = template.filled(with: .string(id))
             #expect(Self.parse(frame)?["ack"] == .string(id), "\(frame.debugDescription)")
-            #expect(Self.read(template, frame) == id)
+            #expect(Self.read(template, frame) == (id.isEmpty ? nil : id), "an empty id is read only where allowed")
         }
         #expect(Self.read(template, #"{"ack": 42 }"#) == "42")
         #expect(Self.read(template, #"{"ack": [1] }"#) == nil, "neither a string nor a number")
