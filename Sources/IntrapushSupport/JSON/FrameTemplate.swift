@@ -26,13 +26,19 @@ package struct FrameTemplate: Sendable, Equatable {
     package init(_ text: String, placeholder: String) {
         self.text = text
         self.placeholder = placeholder
-        literals = text.split(separator: placeholder, omittingEmptySubsequences: false).map(String.init)
-        let count = literals.count - 1
-        guard count > 0, let inString = Self.stringStates(of: literals) else {
-            slots = Array(repeating: .raw, count: count)
+        let literals = text.split(separator: placeholder, omittingEmptySubsequences: false).map(String.init)
+        self.literals = literals
+        let raw = Array(repeating: Slot.raw, count: literals.count - 1)
+        guard !raw.isEmpty, let inString = Self.stringStates(of: literals) else {
+            slots = raw
             return
         }
-        slots = inString.map { $0 ? .inString : .value }
+        // A placeholder glued to a token (`[2{id}]` reads as `[20]`) is no JSON value of its own:
+        // such a template is taken as it is written.
+        let shaped = inString.map { $0 ? Slot.inString : .value }
+        let samples: [JSONValue] = [.string("\"\\\u{01}"), .number("1"), .null]
+        let holds = samples.allSatisfy { JSONValue.parse(Self.fill(literals, shaped, with: $0)) != nil }
+        slots = holds ? shaped : raw
     }
 
     /// The template has at least one placeholder.
@@ -44,13 +50,17 @@ package struct FrameTemplate: Sendable, Equatable {
     /// The frame with every placeholder replaced by `value`: `.string`, `.number` (its digits) or
     /// `.null` (no value: empty text, or JSON's `null` where a whole value stands).
     package func filled(with value: JSONValue) -> String {
+        Self.fill(literals, slots, with: value)
+    }
+
+    private static func fill(_ literals: [String], _ slots: [Slot], with value: JSONValue) -> String {
         var output = literals[0]
         for (slot, literal) in zip(slots, literals.dropFirst()) {
             switch (slot, value) {
             case (.value, _):
                 value.append(to: &output)
             case (.inString, .string(let text)), (.inString, .number(let text)):
-                output += String(JSONText.quoted(text).dropFirst().dropLast())
+                output += JSONText.escaped(text)
             case (.raw, .string(let text)), (.raw, .number(let text)):
                 output += text
             default:

@@ -7,7 +7,8 @@ struct FrameTemplateTests {
     /// Every id a server may send that a template must carry: quotes, backslashes, every control
     /// character, non-ASCII text, an emoji, and a few plain ones.
     static let awkwardIDs: [String] = ["plain-1", "", "a\"b", #"back\slash"#, "tab\there", "line\nbreak", "\r\n",
-        "café", "中文", "😀 smile", "\u{7F}del", "\u{2028}\u{2029}", #"\"#, #"""#, "{id}", "0"]
+        "café", "中文", "😀 smile", "\u{7F}del", "\u{2028}\u{2029}", #"\"#, #"""#, "{id}", "0",
+        "\u{0301}starts with a combining mark", "ends with one\u{0301}", "👩\u{200D}💻"]
         + (0x00...0x1F).map { "c" + String(UnicodeScalar(UInt8($0))) + "c" }
 
     static func parse(_ frame: String) -> JSONValue? { JSONValue.parse(frame) }
@@ -61,7 +62,7 @@ struct FrameTemplateTests {
     @Test("a template that is not JSON takes the id as it is, as before")
     func raw() {
         for text in ["ack {id}", "received message {id}", "{id}", " {id} ", "-{id}", #"{"id":"{id}""#, #"{"id":"\{id}"}"#,
-                     "received message"] {
+                     "received message", "[2{id}]", #"{"n":{id}5}"#, #"["x"{id}]"#] {
             let template = FrameTemplate(text, placeholder: "{id}")
             #expect(!template.isJSONShaped, "\(text)")
             for id in Self.awkwardIDs {
