@@ -1,6 +1,6 @@
 """A frame template's placeholder filled and read back as the protocol says (docs/protocol.md,
 Appendix A): a template that parses as a JSON object, array or string once each placeholder is
-replaced by 0 is JSON-shaped; there a placeholder inside a string literal takes the value escaped
+replaced by 0 (and still parses with any value there) is JSON-shaped; there a placeholder inside a string literal takes the value escaped
 as the string's content, one outside takes a JSON value; any other template takes the text as is.
 """
 import json
@@ -13,6 +13,13 @@ class Template:
         count = len(self.literals) - 1
         states = self._string_states() if count else None
         self.slots = ["raw"] * count if states is None else ["string" if s else "value" for s in states]
+        # A placeholder glued to a token ([2{id}] reads as [20]) is no JSON value of its own.
+        if states is not None:
+            try:
+                for value, is_number in (('"\\\x01', False), ("1", True), (None, False)):
+                    json.loads(self.fill(value, is_number))
+            except ValueError:
+                self.slots = ["raw"] * count
 
     def _string_states(self):
         try:
