@@ -6,6 +6,7 @@
 #                      package under a real systemd (system-test.sh), the interop matrix and
 #                      the benchmark on tiny sizes
 #   make interop       the real intrapushd against server stacks we did not write (Tests/Interop)
+#   make server-conformance  the conformance checker for push servers: its self-test, then the devserver
 #   make demo          server and daemon on loopback, a few pushes, the CLI shows them
 #   make install       PREFIX=/usr DESTDIR= ; binaries, unit, sysusers, config, man pages, completions
 #   make deb           dist/intrapush_VERSION_ARCH.deb and -dbgsym (dpkg-buildpackage, debhelper)
@@ -76,7 +77,7 @@ DEB        := dist/intrapush_$(VERSION)_$(ARCH).deb
 NOTIFIER_DEB := dist/intrapush-notifier_$(VERSION)_$(ARCH).deb
 
 .PHONY: install-daemon install-notifier notifier-test screenshot powercut powercut-smoke reproducible-check
-.PHONY: generate generated-check docs-check
+.PHONY: generate generated-check docs-check server-conformance
 .PHONY: all release debug deps test-deps test swift-test deb-test system-test interop interop-deps demo install deb clean bench-cli bench bench-smoke fleet-sim fuzz fuzz-smoke hostile local-api-conformance architecture
 
 all: release
@@ -117,6 +118,7 @@ test: test-deps
 	$(MAKE) deb-test
 	$(MAKE) system-test
 	$(MAKE) interop
+	$(MAKE) server-conformance
 	$(MAKE) hostile
 	$(MAKE) local-api-conformance
 	$(MAKE) notifier-test
@@ -144,9 +146,13 @@ generated-check:
 	python3 scripts/version_generate.py --check
 
 # Every relative link and #anchor of README.md, docs/ and ARCHITECTURE.md resolves, and
-# intrapush.conf(5) documents exactly the keys the loader knows (scripts/check_docs.py).
+# intrapush.conf(5) documents exactly the keys the loader knows (scripts/check_docs.py); every
+# statement of docs/protocol.md names a test or a conformance checker's step that exists
+# (scripts/check_protocol.py, after its self-test: statements planted without one must be found).
 docs-check:
 	python3 scripts/check_docs.py
+	python3 scripts/check_protocol.py --self-test
+	python3 scripts/check_protocol.py
 
 # The folders of every target keep the layers ARCHITECTURE.md declares: no two use each other.
 architecture:
@@ -230,9 +236,18 @@ system-test: deb
 interop-deps:
 	Tests/Interop/install-deps.sh
 
-# INTEROP_FLAGS=--only=websockets,jetty runs some rows.
+# INTEROP_FLAGS=--only=websockets,jetty runs some rows. Ends with the conformance checker against
+# each server program (Tests/ServerConformance); its reports go to .build/interop/conformance.*.
 interop: release interop-deps
 	python3 Tests/Interop/interop.py --daemon $(RELEASE_DIR)/intrapushd $(INTEROP_FLAGS)
+
+# The conformance checker for push servers (Tests/ServerConformance): first its self-test (faults
+# planted in copies of spec_server.py must each be reported), then intrapush-devserver, the
+# reference server, which must keep every statement it can be held to.
+server-conformance: release
+	python3 Tests/ServerConformance/check_server.py --self-test
+	python3 Tests/ServerConformance/check_devserver.py --devserver $(RELEASE_DIR)/intrapush-devserver \
+	  --report .build/interop/conformance-devserver.json
 
 # The CLI's speed on a generated database of ROWS notifications (default 1,000,000); prints figures.
 bench-cli: release

@@ -22,6 +22,7 @@ let harnesses: [String: ([UInt8]) -> Void] = [
     "tls-pin": fuzzTLSPin,
     "push-model": fuzzPushModel,
     "notification-content": fuzzNotificationContent,
+    "frame-template": fuzzFrameTemplate,
 ]
 
 let selected: ([UInt8]) -> Void = {

@@ -67,3 +67,21 @@ func fuzzNotificationContent(_ bytes: [UInt8]) {
     }
     require(shown.expireTimeout == (shown.urgency == .critical ? 0 : -1), "critical ones stay")
 }
+
+/// A frame template and a value from the bytes (split at the first 0x00): filling never traps; a
+/// JSON-shaped template's frame parses as JSON whatever the value holds, and reading the value back
+/// from it (one placeholder) gives the value; reading any bytes as a frame never traps.
+func fuzzFrameTemplate(_ bytes: [UInt8]) {
+    let parts = bytes.split(separator: 0, maxSplits: 1, omittingEmptySubsequences: false)
+    let template = FrameTemplate(String(decoding: parts[0], as: UTF8.self), placeholder: "{id}")
+    let value = parts.count > 1 ? String(decoding: parts[1], as: UTF8.self) : "x\"\\\n"
+    let frame = template.filled(with: .string(value))
+    if template.isJSONShaped {
+        require(JSONValue.parse(frame) != nil, "a JSON-shaped template's frame is JSON: \(frame.debugDescription)")
+        if template.slots.count == 1, !value.isEmpty {
+            let read = Array(frame.utf8).withUnsafeBytes { template.value(in: $0) }
+            require(read == value, "the value reads back from its frame: \(frame.debugDescription)")
+        }
+    }
+    _ = bytes.withUnsafeBytes { template.value(in: $0, allowsEmpty: true) }
+}

@@ -157,8 +157,8 @@ package struct ReadReceiptTemplate: Sendable, Equatable {
     /// reader's user name) as the content of a JSON string (escaped), `{read_at}` as Unix
     /// milliseconds.
     package func receipt(messageID: String, user: String, readAt: Int64) throws(OutboxRefusal) -> OutboxMessage {
-        func escaped(_ text: String) -> String { String(JSONText.quoted(text).dropFirst().dropLast()) }
-        let text = self.text.replacing("{message_id}", with: escaped(messageID)).replacing("{user}", with: escaped(user))
+        let text = self.text.replacing("{message_id}", with: JSONText.escaped(messageID))
+            .replacing("{user}", with: JSONText.escaped(user))
             .replacing("{read_at}", with: String(readAt))
         return try OutboxMessage.prepare(text, idField: idField, maximumSize: maximumSize)
     }

@@ -12,6 +12,9 @@ package struct Push: Sendable, Equatable {
     package var payload: Payload
     /// The server's id for this push (`id_field`), as a string; `nil` when it had none.
     package var messageID: String?
+    /// The id was a JSON number (its exact digits are `messageID`): an acknowledgement that puts
+    /// the id where a JSON value stands writes it as a number again.
+    package var messageIDIsNumber = false
     package var title: String?
     package var body: String?
     /// Unix time in milliseconds when the frame was received.

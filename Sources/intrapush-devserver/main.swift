@@ -26,6 +26,7 @@ extension DevServerCommand {
             discussion: """
                 HTTP API:
                   GET  /connect/{client}/{org}/{token}  WebSocket upgrade (401: bad token)
+                  GET  /connect/{client}/{org}          the same, the token in Authorization: Bearer
                   POST /push[?org=O]                    queue the body as one push
                   POST /push/burst?count=N&size=S&prefix=P[&org=O]
                        queue N generated pushes {"id":"<P><seq>",...} of about S
@@ -35,7 +36,9 @@ extension DevServerCommand {
                        send one push every 1/R s, each flushed on its own;
                        replaces a run in progress and resets ack_latency_us
                   GET  /stats                           counters as JSON (below)
-                  POST /control/close?code=C[&reason=R] | drop | silence?on=1|0
+                  POST /control/close?code=C[&reason=R][&now=1] | drop | silence?on=1|0
+                       close stops sending and waits for what was sent to be
+                       acknowledged (at most 5 s) unless now=1
                   POST /control/reject?status=401|403|429|503|0[&retry_after=N | &retry_after_date=N]
                   POST /control/reset-latency           empties ack_latency_us
 
@@ -71,6 +74,16 @@ extension DevServerCommand {
         var echoUpstream = false
         @Option(help: "On SIGTERM, close connections with 1012 (Service Restart) and reason retry-after=N instead of 1001.")
         var shutdownRetryAfter: Int?
+        @Option(help: "The clients' hello_text ({token} stands for the token): the first frame of every connection; nothing is delivered before it, and another first frame closes with 1008.")
+        var helloText: String?
+        @Option(help: "The member of a push that is its id (the clients' id_field).")
+        var idField = "id"
+        @Option(help: "The member of a client's message that is its id (the clients' upstream_id_field).")
+        var upstreamIdField = "id"
+        @Option(help: "The member of a reply that names its request (the clients' reply_to_field; default: --upstream-id-field).")
+        var replyToField: String?
+        @Option(help: "Drop a client from which nothing (no frame, no ping) came for this many seconds; 0: never.")
+        var idleTimeout = 30.0
 
         func validate() throws {
             guard ServerAddress(parsing: listen) != nil else {
@@ -78,6 +91,9 @@ extension DevServerCommand {
             }
             guard (token == nil) != (tokenFile == nil) else {
                 throw ValidationError("Give the accepted token with exactly one of --token or --token-file.")
+            }
+            guard idleTimeout >= 0, idleTimeout <= 86_400 else {
+                throw ValidationError("--idle-timeout must be a number of seconds from 0 (never) to 86400.")
             }
         }
 
@@ -92,7 +108,12 @@ extension DevServerCommand {
                 verifyDatabasePath: verifyDatabase,
                 upstreamAcknowledgementTemplate: upstreamAckText,
                 echoesUpstream: echoUpstream,
-                shutdownRetryAfter: shutdownRetryAfter
+                shutdownRetryAfter: shutdownRetryAfter,
+                helloText: helloText,
+                idField: idField,
+                upstreamIDField: upstreamIdField,
+                replyToField: replyToField,
+                idleTimeout: idleTimeout > 0 ? .milliseconds(Int64((idleTimeout * 1000).rounded())) : nil
             )
             let server = try await DevServer.bind(configuration: configuration)
             print("listening on \(server.localAddress)")

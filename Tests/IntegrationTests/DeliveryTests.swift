@@ -30,6 +30,20 @@ extension Integration {
             _ = daemon
         }
 
+        @Test("the token in Authorization: Bearer, on a path without it: connected, and the path carries no token")
+        func tokenInAHeader() async throws {
+            let (_, token, server, daemon) = try await startConnected(extra: [
+                "path": #""/connect/{client}/{org}""#, "headers": #"["Authorization: Bearer {token}"]"#,
+            ])
+            _ = try await server.client.push(#"{"id":"by-header","title":"t"}"#)
+            try await server.waitFor("the push to be acknowledged") { $0.acked == 1 }
+            let status = try DaemonDatabase(path: daemon.databasePath).liveState()
+            #expect(status?.state == .connected)
+            #expect(!daemon.log.contains(token), "the token reaches no log line")
+            let stats = try await server.stats()
+            #expect(stats.upgradesRejected == 0 && stats.ackMismatches == 0)
+        }
+
         @Test("a duplicate id is acknowledged again but stored once")
         func duplicateAckedNotStoredTwice() async throws {
             let (_, _, server, daemon) = try await startConnected()

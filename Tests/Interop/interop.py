@@ -5,7 +5,8 @@ Usage: interop.py --daemon PATH [--only NAME[,NAME…]]
 
 Each row starts one stack's server program (servers/, see README.md), optionally behind nginx or
 HAProxy terminating wss with a private CA, runs the daemon against it, and checks what the server
-saw and what the daemon committed. Prints one line per row, then 'N passed, N failed'.
+saw and what the daemon committed. Then the conformance checker (Tests/ServerConformance) runs
+against each server program in its check mode. Prints one line per row, then 'N passed, N failed'.
 """
 import argparse
 import contextlib
@@ -19,6 +20,7 @@ import threading
 import time
 from pathlib import Path
 
+import interop_conformance as conformance
 import interop_support as support
 
 sys.path.insert(0, str(support.SERVERS))
@@ -48,14 +50,22 @@ class Row:
             return
         if self.commit_check is None:
             self.commit_check = sqlite3.connect(f"file:{self.database}?mode=ro", uri=True, check_same_thread=False)
-        found = self.commit_check.execute("SELECT 1 FROM notifications WHERE message_id = ?", (event["id"],)).fetchone()
+        found = self.commit_check.execute(
+            "SELECT 1 FROM notifications WHERE message_id = ?1 UNION ALL "
+            "SELECT 1 FROM outbox WHERE message_id = ?1 AND state = 'replied'", (event["id"],)).fetchone()
         if not found:
             self.early_acks.append(event["id"])
+
+    @property
+    def canonical(self):
+        """spec_server.py speaks the canonical profile; the library stacks the matrix's templates."""
+        return self.stack.name == "spec"
 
     def start_server(self):
         port = support.free_port()
         env = dict(os.environ, INTEROP_PORT=str(port), INTEROP_PATH=f"/connect/linux/acme/{TOKEN}",
-                   INTEROP_PUSHES=str(PUSHES), INTEROP_SUBPROTOCOL=SUBPROTOCOL, **self.stack.env)
+                   INTEROP_PUSHES=str(PUSHES), INTEROP_SUBPROTOCOL=SUBPROTOCOL,
+                   INTEROP_HELLO=HELLO.replace("{token}", TOKEN), **self.stack.env)
         stderr = open(self.work / "server.log", "w")
         server = subprocess.Popen(self.stack.argv, env=env, stdout=subprocess.PIPE, stderr=stderr, text=True)
         self.processes = [server]  # stopped by the caller, even when it never listens
@@ -73,7 +83,7 @@ class Row:
 
     def start_daemon(self, address, token=TOKEN, subprotocol=SUBPROTOCOL, name="daemon", extra_lines=None, environment=None):
         lines = [f'host = "{address}"', 'org = "acme"', f'token = "{token}"', f'database = "{self.database}"',
-                 'ack_text = "ack {id}"', 'heartbeat_interval = "1s"', 'reconnect_min = "100ms"',
+                 *([] if self.canonical else ['ack_text = "ack {id}"']), 'heartbeat_interval = "1s"', 'reconnect_min = "100ms"',
                  f'reconnect_max = "{RECONNECT_MAX}s"', 'headers = ["X-Interop: interop {token}"]',
                  f'subprotocol = "{subprotocol}"', f"hello_text = '{HELLO}'", 'log_level = "debug"']
         if self.front:
@@ -119,7 +129,7 @@ class Row:
         daemon = self.start_daemon(address)
         try:
             self.events.wait(lambda log: log.of("complete"), 30, "every push acknowledged")
-            idle = ""
+            idle = self.messages() if self.canonical else ""
             if self.front:
                 # Longer than the proxy's idle timeout: only heartbeats and pongs keep the tunnel open.
                 wait = 2.5 * support.PROXY_IDLE_TIMEOUT_MS / 1000
@@ -131,6 +141,30 @@ class Row:
             status = support.stop(daemon)
         assert status == 0, f"the daemon exited with {status} on SIGTERM"
         return self.check_delivery() + idle
+
+    def messages(self):
+        """spec_server.py takes messages and answers requests: a message sent and a request made
+        through the CLI reach it, are acknowledged (delivered), and the reply comes back."""
+        cli = str(Path(self.daemon).with_name("intrapush"))
+        database = ["--database", str(self.database)]
+        sent = subprocess.run([cli, "send", *database, '{"id":"interop-m1","type":"note"}'], capture_output=True, text=True)
+        assert sent.returncode == 0, f"intrapush send: {sent.stderr}"
+        reply = subprocess.run([cli, "request", *database, "--timeout", "15s", '{"id":"interop-r1","type":"request"}'],
+                               capture_output=True, text=True)
+        assert reply.returncode == 0, f"intrapush request exited with {reply.returncode}: {reply.stderr}"
+        answer = json.loads(reply.stdout)
+        assert answer.get("reply", {}).get("echo", {}).get("id") == "interop-r1", f"the reply was {reply.stdout!r}"
+        self.events.wait(lambda log: {"interop-m1", "interop-r1"} <= {e["id"] for e in log.of("taken")}, 10,
+                         "the message and the request taken")
+        with sqlite3.connect(f"file:{self.database}?mode=ro", uri=True) as db:
+            states = dict(db.execute("SELECT message_id, state FROM outbox").fetchall())
+        deadline = time.monotonic() + 10
+        while states.get("interop-m1") != "delivered" and time.monotonic() < deadline:
+            time.sleep(0.05)  # the record of the server's acknowledgement follows it; nothing to await
+            with sqlite3.connect(f"file:{self.database}?mode=ro", uri=True) as db:
+                states = dict(db.execute("SELECT message_id, state FROM outbox").fetchall())
+        assert states == {"interop-m1": "delivered", "interop-r1": "replied"}, f"the outbox reads {states}"
+        return "; a message taken and acknowledged, a request answered"
 
     def check_delivery(self):
         opens = self.events.of("open")
@@ -145,7 +179,7 @@ class Row:
             n = event["connection"]
             frames = [e for e in self.events.events if e.get("connection") == n and e["event"] in ("text", "ack")]
             assert frames and frames[0].get("text") == hello, f"connection {n}: the first frame was {frames[:1]}"
-            acks = [e["id"] for e in self.events.of("ack", n)]
+            acks = [e["id"] for e in self.events.of("ack", n) if e["id"] in EXPECTED_ORDER]  # replies aside
             # The server sends, in order, what it did not hold acknowledged when the connection
             # opened. Its threads may still be reading the last connection's acknowledgements
             # then (they were sent before the daemon's close), so the redelivery starts at most
@@ -387,6 +421,17 @@ def main():
             rows.append(("websockets", lambda work: client_certificate(stacks["websockets"], daemon, work, certificates)))
             rows.append(("websockets", lambda work: proxied(stacks["websockets"], daemon, work, certificates)))
             rows.append(("websockets", lambda work: failover(stacks["websockets"], daemon, work)))
+        # The conformance checker against each server program in its check mode; the reports side
+        # by side go to .build/interop/conformance.md (docs/protocol.md's Appendix C).
+        reports = []
+
+        def conformance_row(stack):
+            def row(work):
+                report, line = conformance.check(stack, work, TOKEN, HELLO, SUBPROTOCOL)
+                reports.append(report)
+                return line
+            return row
+        rows += [(name, conformance_row(stack)) for name, stack in stacks.items()]
         passed = failed = 0
         for index, (name, row) in enumerate(rows):
             work = Path(top) / f"row{index}"
@@ -399,6 +444,11 @@ def main():
                 for log in sorted(work.glob("*.log")):
                     print(f"--- {log.name}\n{log.read_text()[-3000:]}", flush=True)
                 failed += 1
+    if reports:
+        support.CACHE.mkdir(parents=True, exist_ok=True)
+        (support.CACHE / "conformance.md").write_text(conformance.matrix(reports))
+        (support.CACHE / "conformance.json").write_text(json.dumps(reports, indent=2))
+        print(f"conformance reports: {support.CACHE / 'conformance.md'}")
     print(f"interop matrix: {time.monotonic() - started:.0f} s")
     print(f"{passed} passed, {failed} failed")
     return 1 if failed else 0

@@ -18,8 +18,8 @@ SERVERS = HERE / "servers"
 ROOT = HERE.parent.parent
 CACHE = ROOT / ".build" / "interop"
 VENV_PYTHON = CACHE / "venv" / "bin" / "python"
-JETTY_JARS = ["jetty9-server", "jetty9-http", "jetty9-io", "jetty9-util", "servlet-api", "jetty9-websocket-api",
-              "jetty9-websocket-common", "jetty9-websocket-server", "jetty9-websocket-servlet"]
+JETTY_JARS = ["jetty9-server", "jetty9-http", "jetty9-io", "jetty9-util", "jetty9-util-ajax", "servlet-api",
+              "jetty9-websocket-api", "jetty9-websocket-common", "jetty9-websocket-server", "jetty9-websocket-servlet"]
 # nginx and HAProxy close an idle tunnel after this; the daemon's heartbeat is every second, so
 # only its traffic (and the server's pongs to its pings) keeps the connection open.
 PROXY_IDLE_TIMEOUT_MS = 2500
@@ -55,7 +55,7 @@ def python_stack(name):
 
 def spec_stack():
     """The server written from docs/protocol.md alone: the standard library only, no venv needed."""
-    return Stack("spec", "protocol 1.0 (stdlib)", [sys.executable, str(SERVERS / "spec_server.py")])
+    return Stack("spec", "protocol 1.1 (stdlib)", [sys.executable, str(SERVERS / "spec_server.py")])
 
 
 def node_ws_stack():
@@ -67,19 +67,19 @@ def node_ws_stack():
 def jetty_stack():
     classes = CACHE / "jetty"
     classpath = ":".join(f"/usr/share/java/{jar}.jar" for jar in JETTY_JARS)
-    source = SERVERS / "JettyServer.java"
-    if is_stale(classes / "JettyServer.class", source):
-        run(["javac", "-d", str(classes), "-cp", classpath, str(source)])
+    sources = [SERVERS / "JettyServer.java", SERVERS / "JettyCheck.java"]
+    if is_stale(classes / "JettyServer.class", *sources):
+        run(["javac", "-d", str(classes), "-cp", classpath, *map(str, sources)])
     return Stack("jetty", debian_version("libjetty9-java"),
                  ["java", "-Xshare:auto", "-XX:TieredStopAtLevel=1", "-cp", f"{classes}:{classpath}", "JettyServer"])
 
 
 def gorilla_stack():
     binary = CACHE / "gorilla_server"
-    source = SERVERS / "gorilla_server.go"
-    if is_stale(binary, source):
+    sources = [SERVERS / "gorilla_server.go", SERVERS / "gorilla_check.go"]
+    if is_stale(binary, *sources):
         env = dict(os.environ, GO111MODULE="off", GOPATH="/usr/share/gocode", GOCACHE=str(CACHE / "gocache"))
-        run(["go", "build", "-o", str(binary), str(source)], env=env)
+        run(["go", "build", "-o", str(binary), *map(str, sources)], env=env)
     go = subprocess.check_output(["go", "env", "GOVERSION"], text=True).strip()
     return Stack("gorilla", f"{debian_version('golang-github-gorilla-websocket-dev')} ({go})", [str(binary)])
 

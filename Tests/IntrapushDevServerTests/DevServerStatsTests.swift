@@ -13,7 +13,8 @@ struct DevServerStatsTests {
         #expect(object["close_codes"] as? [String: Int] == ["1000": 2])
         #expect(Set(object.keys) == [
             "connections_total", "connections_open", "upgrades_rejected", "heartbeats", "heartbeat_times_ms",
-            "pings", "pushes_queued", "deliveries", "acks", "acked", "unacked", "ack_mismatches",
+            "pings", "pushes_queued", "deliveries", "acks", "acked", "unacked", "ack_mismatches", "hellos", "hellos_refused",
+            "idle_drops",
             "acks_before_commit", "dropped_too_large", "close_codes", "last_close_code", "started_monotonic_us",
             "last_ack_us", "connection_times_us", "ack_latency_us",
         ])

@@ -39,11 +39,28 @@ struct RoutingTests {
     @Test("an acknowledgement template with {id} yields the id; without, no id, and the text must be the template")
     func acknowledgementTemplates() {
         #expect(AcknowledgementTemplate("received message").read("received message") == .withoutID)
-        #expect(AcknowledgementTemplate("received message").read("rdcfivud mdtsage") == .malformed)
+        #expect(AcknowledgementTemplate("received message").read("rdcfivud mdtsage") == .notAnAcknowledgement)
+        #expect(AcknowledgementTemplate("received message").read("received message x") == .notAnAcknowledgement)
         let template = AcknowledgementTemplate("ack {id}!")
         #expect(template.read("ack m-1!") == .withID("m-1"))
         #expect(template.read("ack !") == .withID(""))
-        #expect(template.read("nack m-1") == .malformed)
+        #expect(template.read("nack m-1") == .notAnAcknowledgement)
+        let json = AcknowledgementTemplate(#"{"type":"ack","id":"{id}"}"#)
+        #expect(json.read(#"{"type":"ack","id":"q\"1\\é"}"#) == .withID("q\"1\\é"), "a JSON-shaped template's id is unescaped")
+        #expect(json.read(#"{"type":"ack","id":""}"#) == .withID(""))
+        #expect(json.read(#"{"type":"ack","id":"a"b"}"#) == .notAnAcknowledgement)
+    }
+
+    @Test("on /connect/{client}/{org} the token comes from Authorization: Bearer; without it the upgrade is refused")
+    func bearerToken() {
+        let uri = "/connect/linux/acme"
+        #expect(Admission(uri: uri, authorization: "Bearer secret", token: "secret", forcedRejectionStatus: nil)
+            == .accept(ConnectRoute(client: "linux", org: "acme", token: "secret")))
+        #expect(Admission(uri: uri, authorization: "bearer  secret ", token: "secret", forcedRejectionStatus: nil)
+            == .accept(ConnectRoute(client: "linux", org: "acme", token: "secret")))
+        #expect(Admission(uri: uri, authorization: "Bearer other", token: "secret", forcedRejectionStatus: nil) == .reject(status: 401))
+        #expect(Admission(uri: uri, authorization: nil, token: "secret", forcedRejectionStatus: nil) == .reject(status: 401))
+        #expect(Admission(uri: uri, authorization: "Basic c2VjcmV0", token: "secret", forcedRejectionStatus: nil) == .reject(status: 401))
     }
 
     @Test("the message id of a JSON object payload is found, strings and numbers alike")
@@ -53,6 +70,8 @@ struct RoutingTests {
         #expect(MessageIDProbe.messageID(in: Array(#"{"id":null}"#.utf8)) == nil)
         #expect(MessageIDProbe.messageID(in: Array(#"[{"id":"m"}]"#.utf8)) == nil)
         #expect(MessageIDProbe.messageID(in: Array("not json".utf8)) == nil)
+        #expect(MessageIDProbe.messageID(in: Array(#"{"id":1.50e3}"#.utf8)) == "1.50e3", "a number's exact digits, as the daemon reads them")
+        #expect(MessageIDProbe.messageID(in: Array(#"{"uid":"u-1","id":"x"}"#.utf8), field: "uid") == "u-1")
     }
 
     @Test("HOST:PORT parses, IPv6 in brackets, and rejects bad ports")

@@ -35,8 +35,8 @@ struct TestWebSocket {
     }
 
     /// Whether the server refuses to upgrade a request for `path`.
-    static func isRefused(by address: ServerAddress, path: String) async throws -> Bool {
-        switch try await upgrade(to: address, path: path) {
+    static func isRefused(by address: ServerAddress, path: String, headers: [String: String] = [:]) async throws -> Bool {
+        switch try await upgrade(to: address, path: path, headers: headers) {
         case .notUpgraded:
             return true
         case .upgraded(let channel):
@@ -45,7 +45,7 @@ struct TestWebSocket {
         }
     }
 
-    private static func upgrade(to address: ServerAddress, path: String) async throws -> Upgrade {
+    private static func upgrade(to address: ServerAddress, path: String, headers extra: [String: String] = [:]) async throws -> Upgrade {
         let result: EventLoopFuture<Upgrade> = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .connect(host: address.host, port: address.port) { channel in
                 channel.eventLoop.makeCompletedFuture {
@@ -59,6 +59,7 @@ struct TestWebSocket {
                     )
                     var headers = HTTPHeaders()
                     headers.add(name: "Host", value: address.description)
+                    for (name, value) in extra { headers.add(name: name, value: value) }
                     let configuration = NIOTypedHTTPClientUpgradeConfiguration(
                         upgradeRequestHead: HTTPRequestHead(version: .http1_1, method: .GET, uri: path, headers: headers),
                         upgraders: [upgrader],

@@ -1,3 +1,5 @@
+import IntrapushSupport
+
 /// Everything an open connection depends on, derived from the configuration in one place.
 ///
 /// A reload re-opens the connection exactly when this value changes, so no list of "connection
@@ -20,13 +22,14 @@ package struct ConnectionSettings: Sendable, Equatable, CustomStringConvertible,
     package var headers: [HandshakeHeader]
     /// Asked for with `Sec-WebSocket-Protocol`; the server must select it.
     package var subprotocol: String?
-    /// `hello_text`, `{token}` replaced by the token: the first frame of every connection.
+    /// `hello_text`, `{token}` filled in for the template's shape (`FrameTemplate`): the first
+    /// frame of every connection.
     package var helloText: String?
     package var heartbeatInterval: Duration
     package var heartbeatText: String
     package var deadPeerTimeout: Duration
-    /// The acknowledgement text; `{id}` becomes the message id.
-    package var ackText: String
+    /// The acknowledgement, its `{id}` filled in for the template's shape (decided once).
+    package var ackTemplate: FrameTemplate
     /// The JSON member that holds a push's message id.
     package var idField: String
     /// The members holding a push's priority, link and recipients.
@@ -41,16 +44,25 @@ package struct ConnectionSettings: Sendable, Equatable, CustomStringConvertible,
     package var replyToField: String
     /// Messages to the server unacknowledged at once, at most.
     package var outboxWindow: Int
+    /// What `Intrapush-Protocol` says of the six wire-form settings.
+    package var protocolProfile: ProtocolProfile
 
     package var usesTLS: Bool { endpoint.scheme == "wss" }
 
-    /// `ack_text` has no `{id}`: every acknowledgement is the same text (the default).
-    package var isAcknowledgementFixed: Bool { !ackText.contains("{id}") }
+    /// `ack_text` as written.
+    package var ackText: String {
+        get { ackTemplate.text }
+        set { ackTemplate = FrameTemplate(newValue, placeholder: "{id}") }
+    }
 
-    /// The acknowledgement for a push: `ack_text` with `{id}` replaced by its id (empty without
-    /// one). Callers with a fixed text build it once instead (`isAcknowledgementFixed`).
-    package func acknowledgement(for messageID: String?) -> String {
-        ackText.replacing("{id}", with: messageID ?? "")
+    /// `ack_text` has no `{id}`: every acknowledgement is the same text (the default).
+    package var isAcknowledgementFixed: Bool { !ackTemplate.hasPlaceholder }
+
+    /// The acknowledgement for a push: `ack_text` with `{id}` filled by its id as the template
+    /// needs (a JSON-shaped template gets JSON; a number id stays a number where a JSON value
+    /// stands). Callers with a fixed text build it once instead (`isAcknowledgementFixed`).
+    package func acknowledgement(for messageID: String?, isNumber: Bool = false) -> String {
+        ackTemplate.filled(with: messageID.map { isNumber ? .number($0) : .string($0) } ?? .null)
     }
 
     package var description: String { endpoint.redactedURL }
@@ -77,11 +89,13 @@ extension Configuration {
             connectTimeout: connectTimeout,
             headers: headers.map { $0.expanded(token: token.value) },
             subprotocol: subprotocol,
-            helloText: helloText?.replacing("{token}", with: token.value),
+            helloText: helloText.map {
+                FrameTemplate($0, placeholder: "{token}").filled(with: .numberOrString(token.value))
+            },
             heartbeatInterval: heartbeatInterval,
             heartbeatText: heartbeatText,
             deadPeerTimeout: deadPeerTimeout,
-            ackText: ackText,
+            ackTemplate: FrameTemplate(ackText, placeholder: "{id}"),
             idField: idField,
             priorityField: priorityField,
             linkField: linkField,
@@ -89,7 +103,32 @@ extension Configuration {
             maxMessageSize: maxMessageSize,
             upstreamAckText: upstreamAckText,
             replyToField: replyToField,
-            outboxWindow: outboxWindow
+            outboxWindow: outboxWindow,
+            protocolProfile: protocolProfile
         )
+    }
+}
+
+/// The wire protocol's profile a client speaks: `canonical` when the six settings that shape
+/// frames (`heartbeat_text`, `ack_text`, `id_field`, `upstream_id_field`, `upstream_ack_text`,
+/// `reply_to_field`) keep their defaults, which the protocol fixes; `custom` otherwise.
+package enum ProtocolProfile: String, Sendable, Equatable {
+    case canonical
+    case custom
+
+    /// The major version of the wire protocol this client speaks.
+    package static let version = 1
+
+    /// The value of the `Intrapush-Protocol` header of the upgrade.
+    package var headerValue: String { "\(Self.version); profile=\(rawValue)" }
+}
+
+extension Configuration {
+    /// `canonical` when every wire-form setting has its default value.
+    package var protocolProfile: ProtocolProfile {
+        let isCanonical = heartbeatText == Defaults.heartbeatText && ackText == Defaults.ackText
+            && idField == Defaults.idField && upstreamIDField == Defaults.idField
+            && upstreamAckText == Defaults.upstreamAckText && replyToField == Defaults.idField
+        return isCanonical ? .canonical : .custom
     }
 }

@@ -28,6 +28,7 @@ package struct HandshakeHeader: Sendable, Equatable {
         "sec-websocket-protocol": "set subprotocol instead",
         "content-length": "the handshake is a GET without a body",
         "transfer-encoding": "the handshake is a GET without a body",
+        "intrapush-protocol": "intrapushd sends it itself, naming the protocol's version and profile",
     ]
 
     /// Parses `Name: value`: a header name as HTTP defines it, a value without line breaks or

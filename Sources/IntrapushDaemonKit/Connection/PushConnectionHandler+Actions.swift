@@ -101,7 +101,7 @@ extension PushConnectionHandler {
         // Framed here into one buffer and handed on past the frame encoder, in one write.
         var frames = context.channel.allocator.buffer(capacity: batch.count * 32)
         for push in batch {
-            let text = fixedAcknowledgement ?? ByteBuffer(string: settings.acknowledgement(for: push.messageID))
+            let text = fixedAcknowledgement ?? ByteBuffer(string: settings.acknowledgement(for: push.messageID, isNumber: push.messageIDIsNumber))
             MaskedTextFrames.append(text, maskedWith: maskingKeys.nextBytes(), to: &frames)
         }
         frameEncoder.write(NIOAny(frames), promise: nil)

@@ -15,6 +15,9 @@ final class PushConnectionHandler: ChannelInboundHandler, RemovableChannelHandle
     typealias InboundIn = WebSocketFrame
     typealias OutboundOut = WebSocketFrame
 
+    /// RFC 6455's close code for a text message that is not UTF-8.
+    static let invalidFramePayloadData: UInt16 = 1007
+
     /// How long we wait for the server to answer our close frame (at most 2 s, then exit).
     static let closeHandshakeTimeout: TimeAmount = .seconds(2)
 
@@ -117,6 +120,14 @@ final class PushConnectionHandler: ChannelInboundHandler, RemovableChannelHandle
             }
             let receivedAt = WallClock.nowMilliseconds()
             var push = payload.withUnsafeReadableBytes { decoder.decode(frame: $0, receivedAt: receivedAt) }
+            if frame.opcode == .text, case .binary = push.payload {
+                // RFC 6455 §8.1: a text message that is not UTF-8 fails the connection with 1007;
+                // it is neither stored nor acknowledged, and what came before it is not either.
+                perform(machine.protocolErrorCaught(
+                    .error("the server sent a text message that is not UTF-8 (closed with 1007); other bytes must come as a binary message"),
+                    closeCode: Self.invalidFramePayloadData), context: context)
+                return
+            }
             if metrics != nil { push.arrivedAtUptimeNanoseconds = NIODeadline.now().uptimeNanoseconds }
             if let inReplyTo = push.inReplyTo, let request = outbox?.requestAnswered(by: inReplyTo) {
                 push.answersRequest = request

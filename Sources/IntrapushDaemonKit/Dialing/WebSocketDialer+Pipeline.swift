@@ -1,4 +1,5 @@
 import IntrapushConfiguration
+import IntrapushSupport
 import NIOConcurrencyHelpers
 import NIOCore
 import NIOHTTP1
@@ -90,14 +91,17 @@ extension WebSocketDialer {
     }
 
     /// A plain RFC 6455 `GET`: no body framing (`Content-Length: 0` on a `GET` is what strict
-    /// servers such as Python's websockets refuse), the configured `headers`, the subprotocol.
-    /// `Upgrade`, `Connection` and the `Sec-WebSocket-*` keys are added by NIO's upgraders.
+    /// servers such as Python's websockets refuse), the protocol's version and profile (in
+    /// `User-Agent` unless `headers` sets one, and always in `Intrapush-Protocol`, which servers
+    /// that know nothing of it ignore), the configured `headers`, the subprotocol. `Upgrade`,
+    /// `Connection` and the `Sec-WebSocket-*` keys are added by NIO's upgraders.
     static func upgradeRequestHead(for settings: ConnectionSettings) -> HTTPRequestHead {
         var headers = HTTPHeaders()
         headers.add(name: "Host", value: settings.endpoint.hostHeader)
         if !settings.headers.contains(where: { $0.name.lowercased() == "user-agent" }) {
-            headers.add(name: "User-Agent", value: "intrapushd")
+            headers.add(name: "User-Agent", value: userAgent)
         }
+        headers.add(name: "Intrapush-Protocol", value: settings.protocolProfile.headerValue)
         for header in settings.headers {
             headers.add(name: header.name, value: header.value)
         }
@@ -106,6 +110,9 @@ extension WebSocketDialer {
         }
         return HTTPRequestHead(version: .http1_1, method: .GET, uri: settings.endpoint.path, headers: headers)
     }
+
+    /// `intrapushd/0.6.0 intrapush-protocol/1`: the program and the protocol's major version.
+    static let userAgent = "intrapushd/\(ProductVersion.upstream) intrapush-protocol/\(ProtocolProfile.version)"
 
     /// RFC 6455 §4.1: the server selects the subprotocol that was asked for, and none that was not.
     static func checkSubprotocol(of response: HTTPResponseHead, requested: String?) throws(SubprotocolMismatch) {

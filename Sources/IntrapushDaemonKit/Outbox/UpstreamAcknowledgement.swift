@@ -1,24 +1,21 @@
-/// `upstream_ack_text` split around its `{id}`: reads the id out of a server frame without
-/// building a string for frames that cannot be an acknowledgement.
+import IntrapushSupport
+
+/// `upstream_ack_text` read back: the id out of a server frame of its form, decoded as the
+/// template's shape says (the content of a JSON string unescaped in a JSON-shaped template, the
+/// text as it is otherwise), without building a string for frames that cannot be one.
 struct UpstreamAcknowledgement: Sendable, Equatable {
-    let prefix: [UInt8]
-    let suffix: [UInt8]
+    let template: FrameTemplate
 
     /// `nil` when the server does not acknowledge (`upstream_ack_text` empty).
     init?(template: String?) {
-        guard let template, let range = template.firstRange(of: "{id}") else { return nil }
-        prefix = Array(template[..<range.lowerBound].utf8)
-        suffix = Array(template[range.upperBound...].utf8)
+        guard let template else { return nil }
+        self.template = FrameTemplate(template, placeholder: "{id}")
+        guard self.template.slots.count == 1 else { return nil }
     }
 
-    /// The id a frame carries when it has the acknowledgement's shape; the caller checks that
-    /// a message of ours has that id.
+    /// The id a frame carries when it has the acknowledgement's form; the caller checks that a
+    /// message of ours has that id.
     func messageID(in frame: UnsafeRawBufferPointer) -> String? {
-        guard frame.count > prefix.count + suffix.count,
-            frame.prefix(prefix.count).elementsEqual(prefix),
-            frame.suffix(suffix.count).elementsEqual(suffix)
-        else { return nil }
-        let id = frame[prefix.count..<(frame.count - suffix.count)]
-        return String(validating: id, as: UTF8.self)
+        template.value(in: frame)
     }
 }

@@ -83,6 +83,7 @@ struct PushDecoder: Sendable, Equatable {
             let members = JSONObjectScanner.scalars(of: wantedKeys, in: utf8)
         else { return }
         push.messageID = members[slots.id].flatMap(Self.identifier)
+        if case .number? = members[slots.id] { push.messageIDIsNumber = true }
         push.title = members[slots.title].flatMap(Self.text)
         push.body = members[slots.body].flatMap(Self.text) ?? members[slots.content].flatMap(Self.text)
             ?? members[slots.message].flatMap(Self.text)

@@ -1,4 +1,5 @@
-/// How a ``DevServer`` listens, which token it accepts and how it treats heartbeats and acknowledgements.
+/// How a ``DevServer`` listens, which token it accepts, and the clients' settings that shape the
+/// wire (their templates, hello and members), which it must know to keep the protocol's server side.
 package struct DevServerConfiguration: Sendable {
     /// Where to listen; port 0 asks the system for a free port.
     package var listenAddress: ServerAddress
@@ -24,6 +25,26 @@ package struct DevServerConfiguration: Sendable {
     package var echoesUpstream: Bool
     /// On shutdown, close with 1012 (Service Restart) and `retry-after=N` instead of 1001.
     package var shutdownRetryAfter: Int?
+    /// The hello the clients send as their first frame (`hello_text`, `{token}` standing for the
+    /// token); `nil`: none. With one, nothing is delivered to a connection before its hello, and a
+    /// connection whose first frame is another closes with 1008.
+    package var helloText: String?
+    /// The member of a push that is its id (`id_field`): acknowledgements with `{id}` are checked
+    /// against it, and `--verify-database` looks it up.
+    package var idField: String
+    /// The member of a client's message that is its id (`upstream_id_field`).
+    package var upstreamIDField: String
+    /// The member of a reply that names its request (`reply_to_field`): `upstreamIDField` unless set.
+    package var replyToField: String {
+        get { explicitReplyToField ?? upstreamIDField }
+        set { explicitReplyToField = newValue }
+    }
+    private var explicitReplyToField: String?
+    /// A connection from which nothing at all (no frame, no ping) came for this long is dropped;
+    /// `nil`: never. Three heartbeat intervals of the client's default.
+    package var idleTimeout: Duration?
+    /// How long a close waits for the acknowledgements of what was sent on the connection.
+    package var closeDrainTimeout: Duration
 
     package init(
         listenAddress: ServerAddress = ServerAddress(host: "127.0.0.1", port: 8080),
@@ -36,8 +57,20 @@ package struct DevServerConfiguration: Sendable {
         maximumFrameSize: Int = 1 << 20,
         upstreamAcknowledgementTemplate: String = "received message {id}",
         echoesUpstream: Bool = false,
-        shutdownRetryAfter: Int? = nil
+        shutdownRetryAfter: Int? = nil,
+        helloText: String? = nil,
+        idField: String = "id",
+        upstreamIDField: String = "id",
+        replyToField: String? = nil,
+        idleTimeout: Duration? = .seconds(30),
+        closeDrainTimeout: Duration = .seconds(5)
     ) {
+        self.helloText = helloText
+        self.idField = idField
+        self.upstreamIDField = upstreamIDField
+        self.explicitReplyToField = replyToField
+        self.idleTimeout = idleTimeout
+        self.closeDrainTimeout = closeDrainTimeout
         self.shutdownRetryAfter = shutdownRetryAfter
         self.listenAddress = listenAddress
         self.token = token

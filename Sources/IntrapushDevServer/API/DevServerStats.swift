@@ -18,8 +18,16 @@ package struct DevServerStats: Codable, Sendable, Equatable {
     package var acked: Int
     /// Pushes still waiting for an acknowledgement, over all orgs.
     package var unacked: Int
-    /// Acknowledgements naming another id than their push's, malformed, or with nothing to acknowledge.
+    /// Acknowledgements naming another id than their push's or with nothing to acknowledge, and
+    /// text frames that are neither an acknowledgement, a heartbeat, a hello nor a message
+    /// (which acknowledge nothing).
     package var ackMismatches: Int
+    /// Connections that opened with the expected hello (`--hello-text`), and those that did not
+    /// (closed with 1008).
+    package var hellos: Int
+    package var hellosRefused: Int
+    /// Connections dropped after `--idle-timeout` without a frame or a ping.
+    package var idleDrops: Int
     /// Acknowledgements whose message id was not yet in the `--verify-database` file.
     package var acksBeforeCommit: Int
     /// Pushes dropped because the client closed with 1009 (message too big).
@@ -42,7 +50,8 @@ package struct DevServerStats: Codable, Sendable, Equatable {
         connectionsTotal: Int = 0, connectionsOpen: Int = 0, upgradesRejected: Int = 0,
         heartbeats: Int = 0, heartbeatTimesMilliseconds: [Int] = [], pings: Int = 0,
         pushesQueued: Int = 0, deliveries: Int = 0, acks: Int = 0, acked: Int = 0, unacked: Int = 0,
-        ackMismatches: Int = 0, acksBeforeCommit: Int = 0, droppedTooLarge: Int = 0,
+        ackMismatches: Int = 0, hellos: Int = 0, hellosRefused: Int = 0, idleDrops: Int = 0,
+        acksBeforeCommit: Int = 0, droppedTooLarge: Int = 0,
         closeCodes: [String: Int] = [:], lastCloseCode: Int? = nil, startedMonotonicMicroseconds: Int = 0,
         lastAckMicroseconds: Int? = nil, connectionTimesMicroseconds: [Int] = [],
         ackLatencyMicroseconds: LatencySummary = LatencySummary()
@@ -59,6 +68,9 @@ package struct DevServerStats: Codable, Sendable, Equatable {
         self.acked = acked
         self.unacked = unacked
         self.ackMismatches = ackMismatches
+        self.hellos = hellos
+        self.hellosRefused = hellosRefused
+        self.idleDrops = idleDrops
         self.acksBeforeCommit = acksBeforeCommit
         self.droppedTooLarge = droppedTooLarge
         self.closeCodes = closeCodes
@@ -79,6 +91,9 @@ package struct DevServerStats: Codable, Sendable, Equatable {
         case pushesQueued = "pushes_queued"
         case deliveries, acks, acked, unacked
         case ackMismatches = "ack_mismatches"
+        case hellos
+        case hellosRefused = "hellos_refused"
+        case idleDrops = "idle_drops"
         case acksBeforeCommit = "acks_before_commit"
         case droppedTooLarge = "dropped_too_large"
         case closeCodes = "close_codes"
@@ -103,6 +118,9 @@ package struct DevServerStats: Codable, Sendable, Equatable {
         try container.encode(acked, forKey: .acked)
         try container.encode(unacked, forKey: .unacked)
         try container.encode(ackMismatches, forKey: .ackMismatches)
+        try container.encode(hellos, forKey: .hellos)
+        try container.encode(hellosRefused, forKey: .hellosRefused)
+        try container.encode(idleDrops, forKey: .idleDrops)
         try container.encode(acksBeforeCommit, forKey: .acksBeforeCommit)
         try container.encode(droppedTooLarge, forKey: .droppedTooLarge)
         try container.encode(closeCodes, forKey: .closeCodes)

@@ -3,6 +3,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+import IntrapushSupport
 import NIOCore
 
 /// Messages from the daemon's outbox (contract §7): recorded, acknowledged with the upstream
@@ -10,14 +11,11 @@ import NIOCore
 /// A reply is a push like any other: queued for the client's org, delivered, acknowledged, and
 /// delivered again until it is.
 extension Hub {
-    /// Whether `text` is a message from the client's outbox: a JSON object with a string `id`.
-    static func upstreamMessageID(in text: String) -> String? {
-        guard text.first(where: { !$0.isWhitespace }) == "{" else { return nil }
-        return (try? JSONDecoder().decode(IDProbe.self, from: Data(text.utf8)))?.id
-    }
-
-    /// Records an upstream message; returns the acknowledgement to send back, if any.
+    /// Records an upstream message; returns the acknowledgement to send back, if any. A message
+    /// is taken once by its id: a repeat (the client sends again what it did not see
+    /// acknowledged) is recorded and acknowledged again, never answered twice.
     func upstreamReceived(_ text: String, messageID: String, on id: ConnectionID) -> String? {
+        let isRepeat = upstream.distinctIDs.contains(messageID)
         let org = ledger.org(of: id) ?? configuration.defaultOrg
         let wasCommitted = upstreamVerifier?.isCommitted(messageID: messageID) ?? true
         if !wasCommitted {
@@ -26,8 +24,10 @@ extension Hub {
         upstream.received(
             connection: id, org: org, messageID: messageID, payload: text,
             receivedAt: microsecondsSinceStart(at: .now()), wasCommitted: wasCommitted)
-        logger.debug("message \(messageID) from the client on connection \(id)")
-        if let reply = upstream.takeReply(for: messageID, org: org) {
+        logger.debug("message \(messageID) from the client on connection \(id)\(isRepeat ? ", again: acknowledged, not taken twice" : "")")
+        if isRepeat {
+            // Taken before: its reply, if any, is a push the server keeps until acknowledged.
+        } else if let reply = upstream.takeReply(for: messageID, org: org) {
             queueReply(reply, to: messageID, org: org)
         } else if upstreamSettings.echoes {
             upstream.answered(messageID)
@@ -36,7 +36,7 @@ extension Hub {
         guard !upstreamSettings.withholdsAcknowledgements, let template = upstreamSettings.acknowledgementTemplate else {
             return nil
         }
-        return template.replacing("{id}", with: messageID)
+        return FrameTemplate(template, placeholder: "{id}").filled(with: .string(messageID))
     }
 
     /// `POST /upstream/reply?to=ID`: answers the request now, or when it arrives.
@@ -46,9 +46,9 @@ extension Hub {
         }
     }
 
-    /// `{"id":"REQUEST","reply":…}` (or `"echo"`), queued as a push.
+    /// `{"id":"REQUEST","reply":…}` (or `"echo"`; `id` is `reply_to_field`), queued as a push.
     private func queueReply(_ body: String, to messageID: String, org: String, member: String = "reply") {
-        let payload = "{\"id\":\(JSONText.quoted(messageID)),\"\(member)\":\(body)}"
+        let payload = "{\(JSONText.quoted(configuration.replyToField)):\(JSONText.quoted(messageID)),\"\(member)\":\(body)}"
         _ = queue(payload: ByteBuffer(string: payload), isBinary: false, org: org)
     }
 
@@ -60,7 +60,7 @@ extension Hub {
             if index > 0 { output += "," }
             output += "{\"seq\":\(receipt.sequenceNumber),\"connection\":\(receipt.connection)"
             output += ",\"org\":\(JSONText.quoted(receipt.org)),\"id\":\(JSONText.quoted(receipt.messageID))"
-            output += ",\"received_us\":\(receipt.receivedAt),\"committed\":\(receipt.wasCommitted)"
+            output += ",\"received_us\":\(receipt.receivedAt),\"committed\":\(receipt.wasCommitted),\"taken\":\(receipt.wasTaken)"
             output += ",\"payload\":\(JSONText.quoted(receipt.payload))}"
         }
         return output + "]}"
@@ -79,11 +79,6 @@ extension Hub {
     static func isJSON(_ text: String) -> Bool {
         (try? JSONDecoder().decode(AnyJSON.self, from: Data(text.utf8))) != nil
     }
-}
-
-/// An object whose `id`, if any, is a string; any other object fails to decode.
-private struct IDProbe: Decodable {
-    var id: String?
 }
 
 /// Any JSON value, decoded only to be validated.

@@ -1,3 +1,4 @@
+import IntrapushSupport
 import Logging
 import NIOCore
 import NIOWebSocket
@@ -42,11 +43,17 @@ final class Hub {
     private static let keptHeartbeatTimes = 1000
     private static let keptConnectionTimes = 10_000
 
+    /// The hello a connection must open with (`hello_text`, its `{token}` filled in); `nil`: none.
+    let expectedHello: String?
+
     init(configuration: DevServerConfiguration, logger: Logger, eventLoop: any EventLoop) {
         self.configuration = configuration
         self.logger = logger
         self.eventLoop = eventLoop
         acknowledgementTemplate = AcknowledgementTemplate(configuration.acknowledgementTemplate)
+        expectedHello = configuration.helloText.map {
+            FrameTemplate($0, placeholder: "{token}").filled(with: .numberOrString(configuration.token))
+        }
         verifier = configuration.verifyDatabasePath.map { CommitVerifier(path: $0, logger: logger) }
         upstreamVerifier = configuration.verifyDatabasePath.map { CommitVerifier(path: $0, table: "outbox", logger: logger) }
         upstreamSettings = UpstreamSettings(
@@ -57,8 +64,8 @@ final class Hub {
 
     // MARK: Connections
 
-    func admission(forURI uri: String) -> Admission {
-        Admission(uri: uri, token: configuration.token, forcedRejectionStatus: forcedRejectionStatus)
+    func admission(forURI uri: String, authorization: String? = nil) -> Admission {
+        Admission(uri: uri, authorization: authorization, token: configuration.token, forcedRejectionStatus: forcedRejectionStatus)
     }
 
     func upgradeRejected(status: Int, uri: String) {
@@ -100,33 +107,65 @@ final class Hub {
 
     // MARK: Frames from clients
 
-    /// What to send back for a text frame from a client.
+    /// What to send back for a text frame from a client, or what to do.
     enum TextAnswer: Equatable {
         case none
         /// A heartbeat, sent back when echoing is on.
         case echo
         /// The acknowledgement of a message from the client's outbox.
         case acknowledgement(String)
+        /// The connection's first frame is its hello: deliveries may start.
+        case helloAccepted
+        /// The connection's first frame is not the hello: it is closed with 1008.
+        case helloRefused
     }
 
-    /// Handles a text frame: a heartbeat, an acknowledgement of a push, or a message from the
-    /// client's outbox.
-    func textReceived(_ text: String, on id: ConnectionID) -> TextAnswer {
+    /// Handles a text frame, told apart as the protocol says: the hello (by its place, the first
+    /// frame, when the clients send one), a heartbeat (its exact text), an acknowledgement of a
+    /// push (the form of `ack_text`), a message from the client's outbox (a JSON object with a
+    /// string `upstream_id_field`). Anything else acknowledges nothing; it is counted and logged.
+    func textReceived(_ text: String, on id: ConnectionID, isFirst: Bool) -> TextAnswer {
         let now = NIODeadline.now()
-        guard text == configuration.heartbeatText else {
-            if let messageID = Self.upstreamMessageID(in: text) {
-                return upstreamReceived(text, messageID: messageID, on: id).map(TextAnswer.acknowledgement) ?? .none
+        if isFirst, let expectedHello {
+            guard text == expectedHello else {
+                counters.hellosRefused += 1
+                logger.warning("connection \(id): the first frame is not the hello the clients send; closing with 1008")
+                return .helloRefused
             }
-            acknowledgementReceived(text, on: id, at: now)
-            return .none
+            counters.hellos += 1
+            logger.debug("hello on connection \(id)")
+            return .helloAccepted
         }
+        guard text != configuration.heartbeatText else {
+            heartbeatReceived(on: id, at: now)
+            return configuration.echoesHeartbeats ? .echo : .none
+        }
+        switch acknowledgementTemplate.read(text) {
+        case .withoutID:
+            acknowledgementReceived(carrying: nil, on: id, at: now)
+            return .none
+        case .withID(let messageID):
+            acknowledgementReceived(carrying: messageID, on: id, at: now)
+            return .none
+        case .notAnAcknowledgement:
+            break
+        }
+        if let messageID = MessageIDProbe.stringMember(configuration.upstreamIDField, in: text) {
+            return upstreamReceived(text, messageID: messageID, on: id).map(TextAnswer.acknowledgement) ?? .none
+        }
+        counters.ackMismatches += 1
+        logger.warning(
+            "connection \(id): a text frame of \(text.utf8.count) bytes that is neither an acknowledgement, a heartbeat nor a message acknowledges nothing")
+        return .none
+    }
+
+    private func heartbeatReceived(on id: ConnectionID, at now: NIODeadline) {
         counters.heartbeats += 1
         heartbeatTimes.append(Int((now - startedAt).nanoseconds / 1_000_000))
         if heartbeatTimes.count > Self.keptHeartbeatTimes {
             heartbeatTimes.removeFirst()
         }
         logger.debug("heartbeat on connection \(id)")
-        return configuration.echoesHeartbeats ? .echo : .none
     }
 
     func pingReceived(on id: ConnectionID) {
@@ -146,20 +185,9 @@ final class Hub {
             "dropped push \(dropped.sequenceNumber) (\(dropped.payload.readableBytes) bytes): too large for the client")
     }
 
-    private func acknowledgementReceived(_ text: String, on id: ConnectionID, at time: NIODeadline) {
+    private func acknowledgementReceived(carrying carriedID: String?, on id: ConnectionID, at time: NIODeadline) {
         counters.acks += 1
         lastAcknowledgementTime = time
-        let reading = acknowledgementTemplate.read(text)
-        var carriedID: String?
-        switch reading {
-        case .withoutID:
-            break
-        case .withID(let messageID):
-            carriedID = messageID
-        case .malformed:
-            counters.ackMismatches += 1
-            logger.warning("acknowledgement on connection \(id) does not match the ack template: \(text)")
-        }
         switch ledger.acknowledgementReceived(on: id, messageID: carriedID) {
         case .matched(let push):
             logger.debug("push \(push.sequenceNumber) acknowledged on connection \(id)")
@@ -209,7 +237,7 @@ final class Hub {
 extension Hub {
     /// Queues one push for `org` and starts delivering it; returns its sequence number.
     func queue(payload: ByteBuffer, isBinary: Bool, org: String) -> Int {
-        let messageID = isBinary ? nil : MessageIDProbe.messageID(in: Array(payload.readableBytesView))
+        let messageID = isBinary ? nil : MessageIDProbe.messageID(in: Array(payload.readableBytesView), field: configuration.idField)
         let sequenceNumber = ledger.queued(payload: payload, isBinary: isBinary, messageID: messageID, org: org)
         logger.info(
             "queued push \(sequenceNumber) for org \(org) (\(payload.readableBytes) bytes, id \(messageID ?? "(none)"))")
@@ -248,14 +276,28 @@ extension Hub {
         }
     }
 
-    /// Sends a close frame with `code` on every open connection; returns how many.
-    func closeConnections(code: WebSocketErrorCode, reason: String = "", awaitingReply: Bool = true) -> Int {
+    /// Closes every open connection with `code`: unless `atOnce`, each first stops sending and
+    /// waits (at most `closeDrainTimeout`) for the acknowledgements of what it sent, since the
+    /// client acknowledges nothing after a server's close. Returns how many, and when all are closed.
+    func closeConnections(
+        code: WebSocketErrorCode, reason: String = "", awaitingReply: Bool = true, atOnce: Bool = false
+    ) -> (count: Int, closed: EventLoopFuture<Void>) {
         let handlers = Array(connections.values)
-        logger.info("closing \(handlers.count) connections with \(UInt16(webSocketErrorCode: code))\(reason.isEmpty ? "" : " \"\(reason)\"")")
-        for handler in handlers {
-            handler.close(code: code, reason: reason, awaitingReply: awaitingReply)
-        }
-        return handlers.count
+        logger.info(
+            "closing \(handlers.count) connections with \(UInt16(webSocketErrorCode: code))\(reason.isEmpty ? "" : " \"\(reason)\"")\(atOnce ? " at once" : " once what they were sent is acknowledged")")
+        let closed = handlers.map { $0.close(code: code, reason: reason, awaitingReply: awaitingReply, drain: !atOnce) }
+        return (handlers.count, EventLoopFuture.andAllComplete(closed, on: eventLoop))
+    }
+
+    /// Whether `id` was sent pushes it has not acknowledged yet.
+    func awaitsAcknowledgements(on id: ConnectionID) -> Bool {
+        ledger.unacknowledgedCount(on: id) > 0
+    }
+
+    /// A client was silent for `idleTimeout`: its connection is dropped.
+    func connectionIdle(_ id: ConnectionID) {
+        counters.idleDrops += 1
+        logger.warning("connection \(id): nothing received for \(configuration.idleTimeout.map { "\($0)" } ?? "?"); dropping it")
     }
 
     /// Closes every connection's TCP stream without a close frame; returns how many.

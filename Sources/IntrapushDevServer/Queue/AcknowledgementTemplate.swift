@@ -1,37 +1,29 @@
-/// Reads the message id out of an acknowledgement, given the client's `ack_text` template.
+import IntrapushSupport
+
+/// Reads the message id out of an acknowledgement, given the client's `ack_text` template
+/// (`FrameTemplate`: a JSON-shaped template carries the id JSON-encoded).
 struct AcknowledgementTemplate: Equatable {
-    /// What an acknowledgement frame says about the push it acknowledges.
+    /// What a text frame says as an acknowledgement.
     enum Reading: Equatable {
         /// The template has no `{id}` and the frame is the template: the acknowledgement is
         /// matched by position alone.
         case withoutID
         /// The id it carried; empty for a push that had none.
         case withID(String)
-        /// The frame is not the template's text (without `{id}`) or shape (with it).
-        case malformed
+        /// The frame does not have the template's form: it is no acknowledgement at all.
+        case notAnAcknowledgement
     }
 
-    private let prefix: String
-    private let suffix: String
-    private let hasID: Bool
+    private let template: FrameTemplate
 
-    init(_ template: String) {
-        if let placeholder = template.firstRange(of: "{id}") {
-            prefix = String(template[..<placeholder.lowerBound])
-            suffix = String(template[placeholder.upperBound...])
-            hasID = true
-        } else {
-            prefix = template
-            suffix = ""
-            hasID = false
-        }
+    init(_ text: String) {
+        template = FrameTemplate(text, placeholder: "{id}")
     }
 
     func read(_ text: String) -> Reading {
-        guard hasID else { return text == prefix ? .withoutID : .malformed }
-        guard text.utf8.count >= prefix.utf8.count + suffix.utf8.count,
-            text.hasPrefix(prefix), text.hasSuffix(suffix)
-        else { return .malformed }
-        return .withID(String(text.dropFirst(prefix.count).dropLast(suffix.count)))
+        guard template.hasPlaceholder else { return text == template.text ? .withoutID : .notAnAcknowledgement }
+        var text = text
+        let id = text.withUTF8 { template.value(in: UnsafeRawBufferPointer($0), allowsEmpty: true) }
+        return id.map(Reading.withID) ?? .notAnAcknowledgement
     }
 }

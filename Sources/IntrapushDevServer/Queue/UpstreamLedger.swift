@@ -11,6 +11,8 @@ struct UpstreamLedger {
         var receivedAt: Int
         /// Whether its row was in the outbox when it arrived (always true without a verifier).
         var wasCommitted: Bool
+        /// The first receipt of its id: the message was taken now (a repeat is only acknowledged).
+        var wasTaken: Bool
     }
 
     private(set) var receipts: [Receipt] = []
@@ -26,10 +28,10 @@ struct UpstreamLedger {
         connection: PushLedger.ConnectionID, org: String, messageID: String, payload: String, receivedAt: Int,
         wasCommitted: Bool
     ) {
+        let wasTaken = distinctIDs.insert(messageID).inserted
         receipts.append(Receipt(
             sequenceNumber: receipts.count + 1, connection: connection, org: org, messageID: messageID,
-            payload: payload, receivedAt: receivedAt, wasCommitted: wasCommitted))
-        distinctIDs.insert(messageID)
+            payload: payload, receivedAt: receivedAt, wasCommitted: wasCommitted, wasTaken: wasTaken))
     }
 
     /// The reply set for `messageID`, if any (taken: it is sent once); else remembers the request.

@@ -19,12 +19,15 @@ struct APIRouter {
     func response(to head: HTTPRequestHead, body: ByteBuffer, allocator: ByteBufferAllocator) -> APIResponse {
         let target = RequestTarget(uri: head.uri)
         if ConnectRoute.isConnectPath(target.path) {
-            return connectResponse(uri: head.uri)
+            return connectResponse(uri: head.uri, authorization: head.headers.first(name: "Authorization"))
         }
         switch (head.method, target.path) {
         case (.POST, "/push"):
             let contentType = head.headers.first(name: "content-type")?.lowercased() ?? ""
             let isBinary = contentType.hasPrefix("application/octet-stream")
+            guard isBinary || String(validating: body.readableBytesView, as: UTF8.self) != nil else {
+                return .error(.badRequest, "a text push must be UTF-8; send other bytes with Content-Type: application/octet-stream")
+            }
             let org = target.query["org"] ?? hub.configuration.defaultOrg
             let sequenceNumber = hub.queue(payload: body, isBinary: isBinary, org: org)
             return .json(.accepted, #"{"seq":\#(sequenceNumber)}"#)
@@ -61,7 +64,10 @@ struct APIRouter {
             }
             let reason = target.query["reason"] ?? ""
             guard reason.utf8.count <= 123 else { return .error(.badRequest, "reason must be at most 123 bytes") }
-            let closed = hub.closeConnections(code: WebSocketErrorCode(codeNumber: code), reason: reason)
+            // now=1 closes without waiting for acknowledgements: a server that breaks the rule, to
+            // test that the client loses nothing (what was in flight comes again).
+            guard let atOnce = Self.flag(target.query["now"] ?? "0") else { return .error(.badRequest, "now must be 1 or 0") }
+            let closed = hub.closeConnections(code: WebSocketErrorCode(codeNumber: code), reason: reason, atOnce: atOnce).count
             return .json(.ok, #"{"closed":\#(closed)}"#)
         case (.POST, "/control/drop"):
             return .json(.ok, #"{"dropped":\#(hub.dropConnections())}"#)
@@ -96,8 +102,8 @@ struct APIRouter {
     }
 
     /// A connect path that reached the API was not upgraded: refused, unknown, or not a WebSocket request.
-    private func connectResponse(uri: String) -> APIResponse {
-        switch hub.admission(forURI: uri) {
+    private func connectResponse(uri: String, authorization: String?) -> APIResponse {
+        switch hub.admission(forURI: uri, authorization: authorization) {
         case .reject(let status):
             hub.upgradeRejected(status: status, uri: uri)
             switch status {

@@ -5,7 +5,8 @@ import NIOPosix
 import NIOWebSocket
 import ServiceLifecycle
 
-/// The reference push server: WebSocket connections at `/connect/{client}/{org}/{token}` and an
+/// The reference push server: WebSocket connections at `/connect/{client}/{org}/{token}` (or
+/// `/connect/{client}/{org}` with `Authorization: Bearer {token}`) and an
 /// HTTP API to queue pushes, read statistics and misbehave on purpose.
 ///
 /// Every channel runs on one event loop, which also owns all server state, so nothing is locked.
@@ -81,12 +82,14 @@ package final class DevServer: Service, Sendable {
         let hub = self.hub
         let serverChannel = self.serverChannel
         serverChannel.eventLoop.execute {
-            if let wait = hub.value.configuration.shutdownRetryAfter {
-                _ = hub.value.closeConnections(code: WebSocketErrorCode(codeNumber: 1012), reason: "retry-after=\(wait)", awaitingReply: false)
+            // Each connection stops sending and waits for what it sent to be acknowledged, then
+            // closes; the server's socket closes once they all did.
+            let closing = if let wait = hub.value.configuration.shutdownRetryAfter {
+                hub.value.closeConnections(code: WebSocketErrorCode(codeNumber: 1012), reason: "retry-after=\(wait)", awaitingReply: false)
             } else {
-                _ = hub.value.closeConnections(code: .goingAway, awaitingReply: false)
+                hub.value.closeConnections(code: .goingAway, awaitingReply: false)
             }
-            serverChannel.close(promise: nil)
+            closing.closed.whenComplete { _ in serverChannel.close(promise: nil) }
         }
     }
 
@@ -95,14 +98,16 @@ package final class DevServer: Service, Sendable {
             maxFrameSize: maximumFrameSize,
             automaticErrorHandling: true,
             shouldUpgrade: { channel, head in
-                guard case .accept = hub.value.admission(forURI: head.uri) else {
+                let authorization = head.headers.first(name: "Authorization")
+                guard case .accept = hub.value.admission(forURI: head.uri, authorization: authorization) else {
                     return channel.eventLoop.makeSucceededFuture(nil)
                 }
                 return channel.eventLoop.makeSucceededFuture(HTTPHeaders())
             },
             upgradePipelineHandler: { channel, head in
                 channel.eventLoop.makeCompletedFuture {
-                    guard let route = ConnectRoute(path: RequestTarget(uri: head.uri).path) else {
+                    let authorization = head.headers.first(name: "Authorization")
+                    guard let route = ConnectRoute(path: RequestTarget(uri: head.uri).path, authorization: authorization) else {
                         throw DevServerError.notAConnectPath
                     }
                     try channel.pipeline.syncOperations.addHandlers(

@@ -28,6 +28,12 @@ package enum JSONText {
         }
     }
 
+    /// The content of the JSON string literal of `text`, without its quotes. (Dropped as
+    /// scalars: a text that starts with a combining mark makes one Character of it and the quote.)
+    package static func escaped(_ text: String) -> String {
+        String(quoted(text).unicodeScalars.dropFirst().dropLast())
+    }
+
     /// `appendQuoted` into a new string.
     package static func quoted(_ text: String) -> String {
         var output = ""

@@ -2,9 +2,10 @@
 // API. Plays the scenario of Tests/Interop/README.md: settings from the INTEROP_* environment
 // variables, one JSON event per line on stdout; Jetty's own log (StdErrLog) goes to stderr.
 // Built and run with these jars of /usr/share/java:
-//   CP=jetty9-server.jar:jetty9-http.jar:jetty9-io.jar:jetty9-util.jar:servlet-api.jar:jetty9-websocket-api.jar:
-//      jetty9-websocket-common.jar:jetty9-websocket-server.jar:jetty9-websocket-servlet.jar (each /usr/share/java/…)
-//   javac -d .build/interop/jetty -cp $CP Tests/Interop/servers/JettyServer.java
+//   CP=jetty9-server.jar:jetty9-http.jar:jetty9-io.jar:jetty9-util.jar:jetty9-util-ajax.jar:servlet-api.jar:
+//      jetty9-websocket-api.jar:jetty9-websocket-common.jar:jetty9-websocket-server.jar:jetty9-websocket-servlet.jar
+//      (each /usr/share/java/…)
+//   javac -d .build/interop/jetty -cp $CP Tests/Interop/servers/JettyServer.java Tests/Interop/servers/JettyCheck.java
 //   java -cp .build/interop/jetty:$CP JettyServer
 
 import java.io.*;
@@ -53,6 +54,29 @@ public class JettyServer {
         return q.append('"').toString();
     }
 
+    static final boolean CHECK = "check".equals(System.getenv("INTEROP_MODE"));
+
+    // The path's segments, each percent-decoded as UTF-8 (a client may encode any byte of a
+    // segment; '+' stays '+').
+    static List<String> segments(String target) {
+        List<String> out = new ArrayList<>();
+        for (String segment : target.split("\\?", 2)[0].split("/", -1)) {
+            ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+            for (int i = 0; i < segment.length(); i++) {
+                char c = segment.charAt(i);
+                if (c == '%' && i + 2 < segment.length()) {
+                    bytes.write(Integer.parseInt(segment.substring(i + 1, i + 3), 16));
+                    i += 2;
+                } else {
+                    byte[] encoded = String.valueOf(c).getBytes(StandardCharsets.UTF_8);
+                    bytes.write(encoded, 0, encoded.length);
+                }
+            }
+            out.add(new String(bytes.toByteArray(), StandardCharsets.UTF_8));
+        }
+        return out;
+    }
+
     static class Endpoint implements WebSocketListener, WebSocketPingPongListener {
         final String protocol, xInterop, contentLength, transferEncoding;
         Session session;
@@ -73,6 +97,12 @@ public class JettyServer {
 
         @Override public void onWebSocketConnect(Session s) {
             session = s;
+            if (CHECK) {
+                synchronized (acked) { n = ++connections; }
+                emit("open", "connection", n);
+                Check.opened(n, s);
+                return;
+            }
             List<String> ids;
             synchronized (acked) { // what is sent matches the acks printed before "open"
                 n = ++connections;
@@ -107,6 +137,7 @@ public class JettyServer {
         }
 
         @Override public void onWebSocketText(String text) {
+            if (CHECK) { Check.received(n, text); return; }
             if (!text.startsWith("ack ")) { emit("text", "connection", n, "text", text); return; }
             String id = text.substring(4);
             synchronized (acked) { acked.add(id); emit("ack", "connection", n, "id", id); }
@@ -133,6 +164,7 @@ public class JettyServer {
         }
         @Override public void onWebSocketClose(int code, String reason) {
             System.err.println("connection " + n + " closed: " + code + " " + reason);
+            if (CHECK) Check.ended(n, code);
         }
         @Override public void onWebSocketError(Throwable cause) {
             System.err.println("connection " + n + " error: " + cause);
@@ -163,7 +195,7 @@ public class JettyServer {
 
             @Override public void handle(String target, Request base, HttpServletRequest req, HttpServletResponse resp)
                     throws IOException, javax.servlet.ServletException {
-                if (!req.getRequestURI().equals(PATH)) { // any request, upgrade or not, for another path
+                if (!segments(req.getRequestURI()).equals(segments(PATH))) { // any request, upgrade or not, for another path
                     emit("rejected");
                     resp.sendError(HttpServletResponse.SC_UNAUTHORIZED);
                     base.setHandled(true);
@@ -172,6 +204,7 @@ public class JettyServer {
                 super.handle(target, base, req, resp);
             }
         });
+        if (CHECK) Check.readCommands();
         server.start(); // on SIGTERM the JVM just exits: no shutdown hook, nothing to drain
         System.err.println("jetty " + Server.getVersion() + " listening on 127.0.0.1:" + connector.getLocalPort() + PATH);
         server.join();

@@ -1,13 +1,15 @@
 """The interop scenario (Tests/Interop/README.md) served by Python's `aiohttp`."""
 import asyncio
+import os
 import signal
 import struct
 
 from aiohttp import WSMsgType, web
 
-from scenario import Scenario
+from scenario import Check, Scenario
 
 scenario = Scenario()
+check = None  # INTEROP_MODE=check: the conformance checker's server
 
 
 class Peer:
@@ -31,9 +33,12 @@ class Peer:
     async def close_going_away(self):
         await self.websocket.close(code=1001, message=b"going away")
 
+    async def close(self, code):
+        await self.websocket.close(code=code, message=b"going away")
+
 
 async def connect(request):
-    if request.raw_path != scenario.path:
+    if not scenario.accepts(request.raw_path):
         scenario.emit("rejected")
         return web.Response(status=401, text="wrong token\n")
     offered = [p.strip() for p in request.headers.get("Sec-WebSocket-Protocol", "").split(",")]
@@ -42,21 +47,28 @@ async def connect(request):
     websocket = web.WebSocketResponse(protocols=protocols, autoping=False, max_msg_size=0, heartbeat=None)
     await websocket.prepare(request)
     connection = scenario.opened({name.lower(): value for name, value in request.headers.items()})
-    play = asyncio.create_task(scenario.play(connection, Peer(websocket, request.transport)))
+    peer = Peer(websocket, request.transport)
+    play = asyncio.create_task(check.opened(connection, peer) if check else scenario.play(connection, peer))
+    received = check.received_text if check else scenario.received_text
     try:
         async for message in websocket:
             if message.type == WSMsgType.TEXT:
-                await scenario.received_text(connection, message.data)
+                await received(connection, message.data)
             elif message.type == WSMsgType.PING:
                 await websocket.pong(message.data)
             elif message.type == WSMsgType.PONG:
                 scenario.received_pong(connection, message.data)
     finally:
         play.cancel()
+        if check:
+            await check.ended(connection, websocket.close_code)
     return websocket
 
 
 async def main():
+    global check
+    if os.environ.get("INTEROP_MODE") == "check":
+        check = Check(scenario)
     app = web.Application()
     app.router.add_get("/{tail:.*}", connect)
     runner = web.AppRunner(app, handle_signals=False)

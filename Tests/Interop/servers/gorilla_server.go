@@ -9,6 +9,7 @@ import (
 	"log"
 	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"os/signal"
 	"strconv"
@@ -99,8 +100,33 @@ func send(ws *websocket.Conn, batch []message) (err error) {
 	return nil
 }
 
+// segments are a request target's path segments, each percent-decoded (a client may encode any
+// byte of a segment).
+func segments(target string) []string {
+	parts := strings.Split(strings.SplitN(target, "?", 2)[0], "/")
+	for i, part := range parts {
+		if decoded, err := url.PathUnescape(part); err == nil {
+			parts[i] = decoded
+		}
+	}
+	return parts
+}
+
+func samePath(target string) bool {
+	a, b := segments(target), segments(path)
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
 func serve(w http.ResponseWriter, r *http.Request) {
-	if r.RequestURI != path { // the raw request target, query included, as aiohttp's raw_path
+	if !samePath(r.RequestURI) { // the raw request target, each segment decoded
 		emit(map[string]any{"event": "rejected"})
 		http.Error(w, "unauthorized", http.StatusUnauthorized)
 		return
@@ -122,6 +148,10 @@ func serve(w http.ResponseWriter, r *http.Request) {
 		emit(map[string]any{"event": "pong", "connection": n, "payload": payload})
 		return nil
 	})
+	if checking {
+		checkConnection(ws, n)
+		return
+	}
 
 	first := messages // connection n >= 2: every message not acknowledged yet
 	if n == 1 {
@@ -163,6 +193,10 @@ func serve(w http.ResponseWriter, r *http.Request) {
 }
 
 func main() {
+	if os.Getenv("INTEROP_MODE") == "check" {
+		checking = true
+		go readCommands()
+	}
 	pushes, _ := strconv.Atoi(os.Getenv("INTEROP_PUSHES"))
 	if sub := os.Getenv("INTEROP_SUBPROTOCOL"); sub != "" {
 		upgrader.Subprotocols = []string{sub} // selected only when the client offers it

@@ -1,314 +1,331 @@
-"""The interop scenario (Tests/Interop/README.md) on a server written from docs/protocol.md alone.
+"""A push server written from docs/protocol.md alone, in its canonical profile.
 
-No WebSocket library: the Python standard library and RFC 6455 only. The point of this program is
-to check that the protocol document suffices to write a server intrapushd works with, so it was
-written from docs/protocol.md (version 1.0) without reading the daemon's sources or the other
-servers. The statements it follows are named (HS-3, HB-1, ACK-4, ...).
+No WebSocket library: the Python standard library and RFC 6455 only (spec_frames.py). The point is
+that the protocol document suffices to write a server intrapushd works with, so it was written from
+docs/protocol.md (version 1.1) without reading the daemon's sources; the S- statements it keeps
+are named where they are kept.
 
-The server's copy of the fleet's client settings (protocol.md section 1), as the interop matrix
-runs the daemon: ack_text "ack {id}" (the scenario's), heartbeat_text "KA", upstream_id_field "id",
-upstream_ack_text "received message {id}".
+Canonical profile: heartbeat `KA`; a push is acknowledged by `received message`, one per push and
+per reply, in the order they were sent on the connection (S-ACK-2); a client's message is a JSON
+object with a string `id`, acknowledged by `received message {id}` (S-OUT-1); a reply names its
+request in `id` (S-REQ-1). Messages of type "request" are answered with {"id":…,"reply":{"echo":…}}.
+
+Two modes, from the environment (Tests/Interop/README.md): the interop scenario, or, with
+INTEROP_MODE=check, a server driven by lines on standard input (`push TEXT`, `close CODE`) for the
+conformance checker. Either way it prints one JSON event per line. The conformance self-test
+imports it and plants faults in subclasses of `Server` and `Connection`.
 """
-import base64
-import hashlib
 import json
 import os
-import queue
 import signal
 import socket
-import struct
 import sys
 import threading
 import time
-from urllib.parse import unquote
 
-PORT = int(os.environ["INTEROP_PORT"])
-PATH = os.environ["INTEROP_PATH"]
-PUSHES = int(os.environ["INTEROP_PUSHES"])
-SUBPROTOCOL = os.environ.get("INTEROP_SUBPROTOCOL", "")
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from spec_frames import CLOSE, CONT, PING, PONG, TEXT, Peer, ProtocolError, segments  # noqa: E402
 
-ACK_TEXT = "ack {id}"                          # the client's acknowledgement (ACK-1)
-HEARTBEAT_TEXT = "KA"                          # HB-1: may be ignored
-UPSTREAM_ID_FIELD = "id"                       # OUT-1
-UPSTREAM_ACK_TEXT = "received message {id}"    # OUT-3
-MAX_MESSAGE_SIZE = 1 << 20                     # section 9
-GUID = "258EAFA5-E914-47DA-95CA-C5AB0DC85B11"  # RFC 6455 section 1.3
-
-CONT, TEXT, BINARY, CLOSE, PING, PONG = 0x0, 0x1, 0x2, 0x8, 0x9, 0xA
-
-# The messages, in the order of connection 1: (id, frames), a frame being (opcode, fin, payload).
-FRAG_TEXT = json.dumps({"id": "frag", "title": "fragmented", "body": "0123456789" * 300},
-                       separators=(",", ":")).encode()
-MESSAGES = [("frag", [(TEXT, False, FRAG_TEXT[:1000]), (CONT, False, FRAG_TEXT[1000:2000]),
-                      (CONT, True, FRAG_TEXT[2000:])])]
-MESSAGES += [(f"p{i}", [(TEXT, True, json.dumps({"id": f"p{i}", "title": f"push {i}", "body": f"interop push {i}"},
-                                                separators=(",", ":")).encode())])
-             for i in range(1, PUSHES + 1)]
-FIRST_BATCH = MESSAGES[:1 + PUSHES // 2]       # frag, p1 … pN/2
-
-state = threading.Lock()
-acknowledged = set()       # ACK-4: a push is kept (here: sent again) until its id is in here
-connections = 0
-taken_upstream = set()     # OUT-2: the client's messages, deduplicated by id
-output = threading.Lock()
+ACK_TEXT = "received message"                # S-ACK-2: by order, no id
+HEARTBEAT_TEXT = "KA"                        # S-HB-2: ignored
+UPSTREAM_ACK_TEXT = "received message {id}"  # S-OUT-1
+MAX_MESSAGE_SIZE = 1 << 20                   # the clients' max_message_size (S-SIZE-1)
 
 
-def event(kind, **fields):
-    with output:
-        print(json.dumps({"event": kind, "t": time.monotonic(), **fields}), flush=True)
+class Push:
+    def __init__(self, seq, ident, frames, size):
+        self.seq, self.id, self.frames, self.size = seq, ident, frames, size
 
 
-def log(text):
-    print(f"spec_server: {text}", file=sys.stderr, flush=True)
+class Server:
+    """The server's state, shared by its connections under one lock: every push in its order, what
+    is acknowledged or set aside, the messages taken, and which connection is the client's now."""
 
+    def __init__(self, path, subprotocol="", hello=None, idle_timeout=30.0, drain_timeout=5.0, out=None):
+        self.path, self.subprotocol, self.hello = path, subprotocol, hello
+        self.idle_timeout, self.drain_timeout = idle_timeout, drain_timeout
+        self.out = out or sys.stdout
+        self.lock = threading.RLock()
+        self.pushes = []          # every push, in the order queued (S-ACK-4)
+        self.acknowledged = set()  # seqs acknowledged (S-ACK-1: kept until then)
+        self.set_aside = set()     # seqs the client could not take (S-SIZE-2)
+        self.taken = {}            # client message id -> the message (S-OUT-3: once)
+        self.connections = 0
+        self.current = None        # the client's newest connection: deliveries go there
+        self.all_connections = []
+        self.output = threading.Lock()
+        self.origin = time.monotonic()
+        self.on_acknowledged = lambda: None  # the scenario's hook
 
-def segments(path):
-    """URL-1: the path's segments, each percent-decoded after splitting (so %2F stays in its segment)."""
-    return [unquote(s, errors="strict") for s in path.split("?", 1)[0].split("/")]
+    def event(self, kind, **fields):
+        with self.output:
+            self.out.write(json.dumps({"event": kind, "t": time.monotonic() - self.origin, **fields}) + "\n")
+            self.out.flush()
 
-
-def template_id(template, text):
-    """The {id} of `text` when it has the form of `template`, else None."""
-    prefix, _, suffix = template.partition("{id}")
-    if len(text) >= len(prefix) + len(suffix) and text.startswith(prefix) and text.endswith(suffix):
-        return text[len(prefix):len(text) - len(suffix)]
-    return None
-
-
-class ProtocolError(Exception):
-    def __init__(self, code, why):
-        super().__init__(why)
-        self.code = code
-
-
-class Connection:
-    def __init__(self, sock, reader):
-        self.sock, self.reader = sock, reader
-        self.outgoing = queue.Queue()   # one writer thread: reading never waits on a write
-        self.closing = False            # a close frame was queued: no more frames after it
-        self.n = 0
-        self.second_batch_sent = False
-        self.complete = False
-
-    # --- the handshake -------------------------------------------------------------------------
-    def handshake(self):
-        request = self.reader.readline(8192)
-        if not request:
-            return None
-        headers, size = {}, 0
-        while True:
-            line = self.reader.readline(8192)
-            size += len(line)
-            if not line or size > 65536:
-                return None
-            if line in (b"\r\n", b"\n"):
-                break
-            name, _, value = line.decode("latin-1").partition(":")
-            name, value = name.strip().lower(), value.strip()
-            headers[name] = f"{headers[name]}, {value}" if name in headers else value  # RFC 7230 3.2.2
-        try:
-            method, target, _version = request.decode("latin-1").split()
-            right_path = segments(target) == segments(PATH)
-        except (ValueError, UnicodeDecodeError):
-            return self.refuse(400, "Bad Request")
-        if not right_path:                                       # HS-4: a path we do not serve
-            event("rejected")
-            return self.refuse(401, "Unauthorized")
-        # HS-1: Content-Length and Transfer-Encoding are neither required nor read.
-        if (method != "GET" or headers.get("upgrade", "").lower() != "websocket"
-                or "upgrade" not in [t.strip().lower() for t in headers.get("connection", "").split(",")]
-                or "sec-websocket-key" not in headers):
-            return self.refuse(400, "Bad Request")
-        if headers.get("sec-websocket-version") != "13":
-            return self.refuse(426, "Upgrade Required", "Sec-WebSocket-Version: 13\r\n")
-        offered = [p.strip() for p in headers.get("sec-websocket-protocol", "").split(",") if p.strip()]
-        accept = base64.b64encode(hashlib.sha1((headers["sec-websocket-key"] + GUID).encode()).digest()).decode()
-        answer = ("HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
-                  f"Sec-WebSocket-Accept: {accept}\r\n")
-        if SUBPROTOCOL and SUBPROTOCOL in offered:               # HS-3: select the one asked for
-            answer += f"Sec-WebSocket-Protocol: {SUBPROTOCOL}\r\n"
-        self.sock.sendall((answer + "\r\n").encode())
-        return headers
-
-    def refuse(self, status, reason, extra=""):
-        self.sock.sendall(f"HTTP/1.1 {status} {reason}\r\n{extra}Content-Length: 0\r\nConnection: close\r\n\r\n"
-                          .encode())
-        return None
-
-    # --- frames --------------------------------------------------------------------------------
-    def send(self, opcode, payload=b"", fin=True):
-        """Queue one frame (a server's frames are not masked, RFC 6455 5.1)."""
-        if self.closing:
-            return
-        if opcode == CLOSE:
-            self.closing = True
-        n = len(payload)
-        head = bytes([(0x80 if fin else 0) | opcode])
-        head += bytes([n]) if n < 126 else struct.pack("!BH", 126, n) if n < 65536 else struct.pack("!BQ", 127, n)
-        self.outgoing.put(head + payload)
-
-    def close(self, code, reason=""):
-        self.send(CLOSE, struct.pack("!H", code) + reason.encode())
-
-    def write_loop(self):
-        while (data := self.outgoing.get()) is not None:
+    # --- pushes --------------------------------------------------------------------------------
+    def queue(self, text, ident=None, frames=None):
+        """Queues a push (S-ACK-1) and delivers it to the client's connection if one is ready."""
+        data = text.encode()
+        if ident is None:
             try:
-                self.sock.sendall(data)
+                value = json.loads(text)
+                ident = value.get("id") if isinstance(value, dict) else None
+            except ValueError:
+                ident = None
+        with self.lock:
+            push = Push(len(self.pushes) + 1, ident, frames or [(TEXT, True, data)], len(data))
+            self.pushes.append(push)
+            if self.current is not None:
+                self.current.deliver_pending()
+        return push
+
+    def pending(self, connection):
+        """What `connection` may be sent: neither acknowledged, set aside, nor in flight elsewhere."""
+        elsewhere = {seq for other in self.open_connections() if other is not connection for seq in other.unacknowledged}
+        return [p for p in self.pushes
+                if p.seq not in self.acknowledged and p.seq not in self.set_aside and p.seq not in elsewhere
+                and p.seq not in connection.sent]
+
+    def open_connections(self):
+        return [c for c in self.all_connections if not c.ended]
+
+    def acknowledged_on(self, connection):
+        """`received message`: the oldest push or reply sent on the connection and not yet
+        acknowledged (S-ACK-2); with none waiting, nothing (S-ACK-6)."""
+        with self.lock:
+            if not connection.unacknowledged:
+                return None
+            seq = connection.unacknowledged.pop(0)
+            self.acknowledged.add(seq)
+            push = self.pushes[seq - 1]
+        self.on_acknowledged()
+        return push
+
+    def connection_ended(self, connection):
+        """What the connection was sent and did not acknowledge stays pending (S-ACK-1) and goes,
+        in its order, to the client's next connection (S-ACK-4)."""
+        with self.lock:
+            if self.current is connection:
+                self.current = None
+            for other in self.open_connections():
+                other.deliver_pending()
+
+    def closed_by_client(self, connection, code):
+        """1009 or 1007: the push the client could not take is the largest it was sent and did
+        not acknowledge; it is set aside, not sent again forever (S-SIZE-2)."""
+        if code in (1007, 1009):
+            with self.lock:
+                waiting = [self.pushes[seq - 1] for seq in connection.unacknowledged]
+                if waiting:
+                    largest = max(waiting, key=lambda p: p.size)
+                    self.set_aside.add(largest.seq)
+                    self.event("set-aside", id=largest.id, code=code)
+
+    # --- the client's messages -----------------------------------------------------------------
+    def take(self, ident, message):
+        """A client message, taken once by its id (S-OUT-3); a request is answered once (S-REQ-2)."""
+        with self.lock:
+            if ident in self.taken:
+                self.event("taken-again", id=ident)
+                return
+            self.taken[ident] = message
+            self.event("taken", id=ident)
+        if message.get("type") == "request":   # S-REQ-1: a reply is a push, named by the request's id
+            self.queue(json.dumps({"id": ident, "reply": {"echo": message}}, separators=(",", ":")), ident=ident)
+
+    def taken_ids(self):
+        with self.lock:
+            return [(ident, True) for ident in self.taken]
+
+    # --- closing -------------------------------------------------------------------------------
+    def close_clients(self, code, reason="going away"):
+        with self.lock:
+            connections = self.open_connections()
+        for connection in connections:
+            connection.close_when_acknowledged(code, reason)
+
+    def serve(self, listener):
+        while True:
+            try:
+                sock, _ = listener.accept()
             except OSError:
                 return
+            sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+            threading.Thread(target=self.run_connection, args=(sock,), daemon=True).start()
 
-    def read_exactly(self, n):
-        data = self.reader.read(n)
-        if len(data) < n:
-            raise EOFError
-        return data
+    connection_class = None  # set below
 
-    def read_frame(self):
-        b0, b1 = self.read_exactly(2)
-        fin, opcode, masked, n = b0 & 0x80, b0 & 0x0F, b1 & 0x80, b1 & 0x7F
-        if b0 & 0x70:
-            raise ProtocolError(1002, "reserved bits set")
-        if opcode not in (CONT, TEXT, BINARY, CLOSE, PING, PONG):
-            raise ProtocolError(1002, f"unknown opcode {opcode}")
-        if not masked:
-            raise ProtocolError(1002, "a client's frame must be masked")
-        if opcode >= CLOSE and (not fin or n > 125):
-            raise ProtocolError(1002, "control frame fragmented or over 125 bytes")
-        if n == 126:
-            n = struct.unpack("!H", self.read_exactly(2))[0]
-        elif n == 127:
-            n = struct.unpack("!Q", self.read_exactly(8))[0]
-            if n >> 63:
-                raise ProtocolError(1002, "length beyond 2^63 - 1")
-        if n > MAX_MESSAGE_SIZE:
-            raise ProtocolError(1009, "frame too large")
-        mask = self.read_exactly(4)
-        data = self.read_exactly(n)
-        key = (mask * (n // 4 + 1))[:n]
-        payload = (int.from_bytes(data, "big") ^ int.from_bytes(key, "big")).to_bytes(n, "big")
-        return bool(fin), opcode, payload
+    def run_connection(self, sock):
+        try:
+            self.connection_class(self, sock).run()
+        except OSError:
+            sock.close()
 
-    # --- the scenario --------------------------------------------------------------------------
+
+class Connection(Peer):
+    def __init__(self, server, sock):
+        super().__init__(sock, MAX_MESSAGE_SIZE)
+        self.server = server
+        self.n = 0
+        self.sent = set()             # seqs sent on this connection
+        self.unacknowledged = []      # seqs sent and not acknowledged, in send order
+        self.ready = server.hello is None   # S-HELLO-2: nothing before the hello
+        self.first_text = True
+        self.draining = False
+        self.ended = False
+        self.last_heard = time.monotonic()
+
     def run(self):
-        global connections
-        headers = self.handshake()
+        headers = self.handshake(self.accepts, self.server.subprotocol)
         if headers is None:
             return
-        with state:
-            connections += 1
-            self.n = connections
-        event("open", connection=self.n, protocol=headers.get("sec-websocket-protocol"),
-              x_interop=headers.get("x-interop"), content_length=headers.get("content-length"),
-              transfer_encoding=headers.get("transfer-encoding"))
-        writer = threading.Thread(target=self.write_loop, daemon=True)
-        writer.start()
-        self.send(PING, f"ping-{self.n}".encode())
-        # ACK-5: pushes go out back to back, without waiting for acknowledgements.
-        with state:
-            todo = FIRST_BATCH if self.n == 1 else [m for m in MESSAGES if m[0] not in acknowledged]
-        for _, frames in todo:   # ACK-4: the unacknowledged ones again, in their order
-            for opcode, fin, payload in frames:
-                self.send(opcode, payload, fin)
-        self.progress()
+        server = self.server
+        with server.lock:
+            server.connections += 1
+            self.n = server.connections
+            server.all_connections.append(self)
+            server.current = self
+        server.event("open", connection=self.n, protocol=headers.get("sec-websocket-protocol"),
+                     x_interop=headers.get("x-interop"), content_length=headers.get("content-length"),
+                     transfer_encoding=headers.get("transfer-encoding"))
+        self.start_writer()
+        threading.Thread(target=self.watch_idle, daemon=True).start()
+        self.opened()
         try:
             self.read_loop()
-        except ProtocolError as error:   # CLOSE-2, from the server's side
-            log(f"connection {self.n}: {error}")
+        except ProtocolError as error:
             self.close(error.code)
         except (EOFError, OSError):
             pass
         finally:
-            self.outgoing.put(None)
-            writer.join(timeout=5)
-            self.sock.close()
+            self.ended = True
+            self.stop_writer()
+            server.connection_ended(self)
+            server.event("ended", connection=self.n)
+
+    def accepts(self, target):
+        """S-HS-3: the path's segments compared decoded; S-HS-5: another path (token) is 401."""
+        if segments(target) == segments(self.server.path):
+            return True
+        self.server.event("rejected")
+        return False
+
+    def opened(self):
+        with self.server.lock:
+            self.deliver_pending()
+
+    def deliver_pending(self):
+        """Sends what waits, in order (S-ACK-4), without waiting for acknowledgements (S-ACK-7)."""
+        if not self.ready or self.draining or self.ended:
+            return
+        with self.server.lock:
+            for push in self.server.pending(self):
+                self.sent.add(push.seq)
+                self.unacknowledged.append(push.seq)
+                for opcode, fin, payload in push.frames:
+                    self.send(opcode, payload, fin)
+
+    def watch_idle(self):
+        """S-HB-3: a client from which nothing came for the idle timeout is dropped."""
+        while not self.ended and self.server.idle_timeout:
+            time.sleep(0.1)
+            if time.monotonic() - self.last_heard > self.server.idle_timeout:
+                self.server.event("idle", connection=self.n)
+                self.drop()
+                return
 
     def read_loop(self):
-        message, message_opcode = [], None
-        while True:
-            if self.closing:
-                self.sock.settimeout(5)   # RFC 6455 7.1.1: wait a while for the client's close
-            fin, opcode, payload = self.read_frame()
+        for opcode, payload in self.messages():
+            self.last_heard = time.monotonic()
             if opcode == PING:
-                self.send(PONG, payload)   # HB-1: a server MUST answer pings
+                self.send(PONG, payload)          # S-HB-1
             elif opcode == PONG:
-                event("pong", connection=self.n, payload=payload.decode("utf-8", "replace"))
+                self.server.event("pong", connection=self.n, payload=payload.decode("utf-8", "replace"))
             elif opcode == CLOSE:
-                if len(payload) == 1:
-                    raise ProtocolError(1002, "close payload of one byte")
-                self.send(CLOSE, payload[:2])   # echo the code, unless we sent our close already
+                code = int.from_bytes(payload[:2], "big") if len(payload) >= 2 else 1005
+                self.server.closed_by_client(self, code)
+                self.send(CLOSE, payload[:2])     # S-CLOSE-1: echoed (unless ours went first)
                 return
-            else:
-                if (opcode == CONT) != (message_opcode is not None):
-                    raise ProtocolError(1002, "continuation frame out of place")
-                message_opcode = message_opcode if opcode == CONT else opcode
-                message.append(payload)
-                if sum(map(len, message)) > MAX_MESSAGE_SIZE:
-                    raise ProtocolError(1009, "message too large")
-                if fin:
-                    data, kind = b"".join(message), message_opcode
-                    message, message_opcode = [], None
-                    if kind == TEXT:
-                        try:
-                            text = data.decode("utf-8")
-                        except UnicodeDecodeError:
-                            raise ProtocolError(1007, "text frame that is not UTF-8")
-                        self.on_text(text)
+            elif opcode == TEXT:
+                self.on_text(payload.decode("utf-8"))
 
     def on_text(self, text):
-        acked = template_id(ACK_TEXT, text)
-        if acked is not None:   # ACK-1: the client's acknowledgement of the push `acked`
-            with state:
-                acknowledged.add(acked)
-            event("ack", connection=self.n, id=acked)
-            self.progress()
+        """Told apart as the protocol says: the hello by its place, then a heartbeat, an
+        acknowledgement, a message of the client's; anything else acknowledges nothing (S-ACK-3)."""
+        first, self.first_text = self.first_text, False
+        if first and self.server.hello is not None:      # S-HELLO-1
+            if text != self.server.hello:                 # S-HELLO-2
+                self.server.event("hello-refused", connection=self.n)
+                self.close(1008, "expected the hello")
+                return
+            self.server.event("text", connection=self.n, text=text)
+            self.ready = True
+            self.deliver_pending()
             return
-        event("text", connection=self.n, text=text)   # the hello (HS-8), heartbeats (HB-1), messages
         if text == HEARTBEAT_TEXT:
+            self.server.event("text", connection=self.n, text=text)
             return
+        if text == ACK_TEXT:
+            push = self.server.acknowledged_on(self)
+            if push is not None:
+                self.server.event("ack", connection=self.n, id=push.id)
+            self.finish_drain()
+            return
+        self.server.event("text", connection=self.n, text=text)
         try:
             message = json.loads(text)
         except ValueError:
             return
-        upstream_id = message.get(UPSTREAM_ID_FIELD) if isinstance(message, dict) else None
-        if isinstance(upstream_id, str) and UPSTREAM_ACK_TEXT:   # OUT-1..3: take once, acknowledge each time
-            with state:
-                if upstream_id in taken_upstream:
-                    log(f"message {upstream_id} again: acknowledged again, not taken twice")
-                taken_upstream.add(upstream_id)
-            self.send(TEXT, UPSTREAM_ACK_TEXT.replace("{id}", upstream_id).encode())
+        if isinstance(message, dict) and isinstance(message.get("id"), str):
+            self.server.take(message["id"], message)
+            self.send(TEXT, UPSTREAM_ACK_TEXT.replace("{id}", json.dumps(message["id"])[1:-1]).encode())
 
-    def progress(self):
-        with state:
-            left = [m for m, _ in MESSAGES if m not in acknowledged]
-            first_done = all(m in acknowledged for m, _ in FIRST_BATCH)
-        if self.n == 1 and first_done and not self.second_batch_sent:
-            self.second_batch_sent = True
-            for _, frames in MESSAGES[len(FIRST_BATCH):]:
-                for opcode, fin, payload in frames:
-                    self.send(opcode, payload, fin)
-            self.close(1001, "going away")   # CLOSE-3: a server going away
-            event("closing", connection=1)
-        elif self.n >= 2 and not left and not self.complete:
-            self.complete = True
-            event("complete", connection=self.n)
+    def close_when_acknowledged(self, code, reason=""):
+        """S-CLOSE-2: stop sending, wait (at most the drain timeout) for what was sent to be
+        acknowledged, then close; the client acknowledges nothing after a server's close."""
+        self.draining = True
+        self.pending_close = (code, reason)
+        if not self.unacknowledged:
+            self.finish_drain()
+        else:
+            timer = threading.Timer(self.server.drain_timeout, self.finish_drain, kwargs={"timed_out": True})
+            timer.daemon = True
+            timer.start()
+
+    def finish_drain(self, timed_out=False):
+        if self.draining and (timed_out or not self.unacknowledged) and not self.closing:
+            code, reason = self.pending_close
+            self.server.event("closing", connection=self.n, code=code)
+            self.close(code, reason)
 
 
-def serve(sock):
-    try:
-        Connection(sock, sock.makefile("rb")).run()
-    except OSError as error:
-        log(f"connection: {error}")
-        sock.close()
+Server.connection_class = Connection
+
+
+def read_commands(server):
+    """Check mode: `push TEXT` queues a push; `close CODE` closes the client's connection."""
+    for line in sys.stdin:
+        verb, _, rest = line.rstrip("\n").partition(" ")
+        if verb == "push":
+            server.queue(rest)
+        elif verb == "close":
+            server.close_clients(int(rest or 1001))
 
 
 def main():
+    import spec_scenario  # the scenario's rules, apart from the protocol's
     signal.signal(signal.SIGTERM, lambda *_: os._exit(0))
-    listener = socket.create_server(("127.0.0.1", PORT))
-    log(f"listening on 127.0.0.1:{PORT}, upgrading {PATH}")
-    while True:
-        sock, _ = listener.accept()
-        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-        threading.Thread(target=serve, args=(sock,), daemon=True).start()
+    port = int(os.environ["INTEROP_PORT"])
+    server = Server(os.environ["INTEROP_PATH"], os.environ.get("INTEROP_SUBPROTOCOL", ""),
+                    hello=os.environ.get("INTEROP_HELLO") or None,
+                    idle_timeout=float(os.environ.get("INTEROP_IDLE_TIMEOUT", "30")))
+    listener = socket.create_server(("127.0.0.1", port))
+    print(f"spec_server: listening on 127.0.0.1:{port}, upgrading {server.path}", file=sys.stderr, flush=True)
+    if os.environ.get("INTEROP_MODE") == "check":
+        threading.Thread(target=read_commands, args=(server,), daemon=True).start()
+    else:
+        spec_scenario.play(server, int(os.environ["INTEROP_PUSHES"]))
+    server.serve(listener)
 
 
 if __name__ == "__main__":

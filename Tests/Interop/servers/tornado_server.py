@@ -1,13 +1,15 @@
 """The interop scenario (Tests/Interop/README.md) served by Python's `tornado`."""
 import asyncio
+import os
 import signal
 
 import tornado.web
 import tornado.websocket
 
-from scenario import Scenario
+from scenario import Check, Scenario
 
 scenario = Scenario()
+check = None  # INTEROP_MODE=check: the conformance checker's server
 
 
 class Peer:
@@ -29,10 +31,13 @@ class Peer:
     async def close_going_away(self):
         self.handler.close(1001, "going away")
 
+    async def close(self, code):
+        self.handler.close(code, "going away")
+
 
 class Connect(tornado.websocket.WebSocketHandler):
     def prepare(self):
-        if self.request.path != scenario.path:
+        if not scenario.accepts(self.request.path):
             scenario.emit("rejected")
             self.set_status(401)
             self.finish("wrong token\n")
@@ -43,20 +48,26 @@ class Connect(tornado.websocket.WebSocketHandler):
     def open(self, *_):
         headers = {name.lower(): value for name, value in self.request.headers.get_all()}
         self.connection = scenario.opened(headers)
-        self.play = asyncio.ensure_future(scenario.play(self.connection, Peer(self)))
+        self.play = asyncio.ensure_future(check.opened(self.connection, Peer(self)) if check
+                                          else scenario.play(self.connection, Peer(self)))
 
     async def on_message(self, message):
         if isinstance(message, str):
-            await scenario.received_text(self.connection, message)
+            await (check or scenario).received_text(self.connection, message)
 
     def on_pong(self, data):
         scenario.received_pong(self.connection, data)
 
     def on_close(self):
         self.play.cancel()
+        if check:
+            asyncio.ensure_future(check.ended(self.connection, self.close_code))
 
 
 async def main():
+    global check
+    if os.environ.get("INTEROP_MODE") == "check":
+        check = Check(scenario)
     app = tornado.web.Application([(r"/.*", Connect)], websocket_max_message_size=16 << 20)
     app.listen(scenario.port, address="127.0.0.1")
     stop = asyncio.get_running_loop().create_future()

@@ -1,13 +1,15 @@
 """The interop scenario (Tests/Interop/README.md) served by Python's `websockets` (asyncio API)."""
 import asyncio
+import os
 import signal
 from http import HTTPStatus
 
 from websockets.asyncio.server import serve
 
-from scenario import Scenario
+from scenario import Check, Scenario
 
 scenario = Scenario()
+check = None  # INTEROP_MODE=check: the conformance checker's server
 
 
 class Peer:
@@ -34,9 +36,12 @@ class Peer:
     async def close_going_away(self):
         await self.websocket.close(1001, "going away")
 
+    async def close(self, code):
+        await self.websocket.close(code, "going away")
+
 
 def process_request(connection, request):
-    if request.path != scenario.path:
+    if not scenario.accepts(request.path):
         scenario.emit("rejected")
         return connection.respond(HTTPStatus.UNAUTHORIZED, "wrong token\n")
     return None
@@ -45,6 +50,15 @@ def process_request(connection, request):
 async def handler(websocket):
     headers = {name.lower(): value for name, value in websocket.request.headers.raw_items()}
     connection = scenario.opened(headers)
+    if check:
+        await check.opened(connection, Peer(websocket, connection))
+        try:
+            async for message in websocket:
+                if isinstance(message, str):
+                    await check.received_text(connection, message)
+        finally:
+            await check.ended(connection, websocket.close_code)
+        return
     play = asyncio.create_task(scenario.play(connection, Peer(websocket, connection)))
     try:
         async for message in websocket:
@@ -55,6 +69,9 @@ async def handler(websocket):
 
 
 async def main():
+    global check
+    if os.environ.get("INTEROP_MODE") == "check":
+        check = Check(scenario)
     stop = asyncio.get_running_loop().create_future()
     asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, stop.set_result, None)
     async with serve(handler, "127.0.0.1", scenario.port, process_request=process_request,

@@ -70,4 +70,48 @@ struct ConfigurationHandshakeTests {
         #expect(error.problem("subprotocol")?.message.hasPrefix("must be one subprotocol name") == true)
         #expect(error.problem("subprotocol")?.message.hasSuffix(#"(was "v1, v2")"#) == true)
     }
+
+    @Test("Intrapush-Protocol in headers is refused: the daemon sends it itself")
+    func protocolHeaderRefused() throws {
+        let fixture = try ConfigurationFixture()
+        let error = fixture.problems(ConfigurationFixture.minimal(#"headers = ["X-Ok: 1", "intrapush-protocol: 2"]"#))
+        #expect(error.problem("headers")?.message
+            == "item 2 sets intrapush-protocol, which cannot be set here: intrapushd sends it itself, naming the protocol's version and profile")
+    }
+
+    @Test("the token can travel in a header alone: a path without {token} and Authorization: Bearer {token}")
+    func tokenInHeader() throws {
+        let fixture = try ConfigurationFixture()
+        let configuration = try fixture.load(ConfigurationFixture.minimal(
+            #"path = "/connect/{client}/{org}""#, #"headers = ["Authorization: Bearer {token}"]"#)).configuration
+        let connection = configuration.connection
+        #expect(connection.endpoint.path == "/connect/linux/acme")
+        #expect(!connection.endpoint.path.contains(ConfigurationFixture.token))
+        #expect(connection.headers == [HandshakeHeader(name: "Authorization", value: "Bearer \(ConfigurationFixture.token)")])
+    }
+
+    @Test("{token} in a JSON-shaped hello_text is escaped as JSON; elsewhere it is the token as it is")
+    func helloEncoding() throws {
+        let fixture = try ConfigurationFixture()
+        let json = try fixture.load(ConfigurationFixture.minimal(
+            #"token = 'a"b\c'"#, #"hello_text = '{"type":"hello","token":"{token}"}'"#)).configuration
+        #expect(json.connection.helloText == #"{"type":"hello","token":"a\"b\\c"}"#)
+        let plain = try fixture.load(ConfigurationFixture.minimal(#"token = 'a"b\c'"#, #"hello_text = 'LOGIN {token}'"#)).configuration
+        #expect(plain.connection.helloText == #"LOGIN a"b\c"#)
+    }
+
+    @Test("the protocol profile is canonical with the defaults, custom when any wire-form setting differs")
+    func profile() throws {
+        let fixture = try ConfigurationFixture()
+        #expect(try fixture.load(ConfigurationFixture.minimal()).configuration.connection.protocolProfile == .canonical)
+        #expect(try fixture.load(ConfigurationFixture.minimal(#"reply_to_field = "id""#, #"ack_text = "received message""#))
+            .configuration.connection.protocolProfile == .canonical, "the defaults written out are still the defaults")
+        for line in [#"heartbeat_text = "ping""#, #"ack_text = "ack {id}""#, #"id_field = "uid""#, #"upstream_id_field = "uid""#,
+                     #"upstream_ack_text = """#, #"upstream_ack_text = "ok {id}""#, #"reply_to_field = "re""#] {
+            #expect(try fixture.load(ConfigurationFixture.minimal(line)).configuration.connection.protocolProfile == .custom, "\(line)")
+        }
+        #expect(ProtocolProfile.canonical.headerValue == "1; profile=canonical")
+        #expect(ProtocolProfile.custom.headerValue == "1; profile=custom")
+    }
 }
+

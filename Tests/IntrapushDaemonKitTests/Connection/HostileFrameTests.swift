@@ -87,4 +87,20 @@ struct HostileFrameTests {
         #expect(committer.batches == 1)
         #expect(try closeCodes() == [])
     }
+
+    @Test("a text message that is not UTF-8 closes with 1007 and is neither stored nor acknowledged; as binary it is a push")
+    func invalidUTF8Text() throws {
+        let bytes: [UInt8] = Array(#"{"id":"u1","body":""#.utf8) + [0xFF, 0xC3] + Array(#""}"#.utf8)
+        fed([WebSocketFrame(fin: true, opcode: .binary, data: ByteBuffer(bytes: bytes))])
+        channel.embeddedEventLoop.run()
+        #expect(committer.batches == 1, "a binary message of any bytes is a push")
+        #expect(try closeCodes() == [])
+        fed([WebSocketFrame(fin: true, opcode: .text, data: ByteBuffer(bytes: bytes))])
+        channel.embeddedEventLoop.run()
+        #expect(try closeCodes() == [1007])
+        #expect(committer.batches == 1, "the text message was not taken")
+        #expect(!channel.isActive)
+        let reason = closes.withLockedValue { $0 }.first.map(String.init(describing:)) ?? ""
+        #expect(reason.contains("not UTF-8"), "\(reason)")
+    }
 }

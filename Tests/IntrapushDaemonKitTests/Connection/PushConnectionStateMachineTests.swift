@@ -126,6 +126,20 @@ struct PushConnectionStateMachineTests {
         #expect(silent.closeFrameReceived(code: nil) == [.sendClose(.empty), .closeChannel])
     }
 
+    @Test("after the server's close: echoed at once, and what was taken is stored but never acknowledged")
+    func serverClosesWithPushesTaken() {
+        var machine = Machine()
+        _ = machine.pushReceived(Self.push(1))
+        #expect(machine.readCompleted() == [.startCommit([Self.push(1)])])
+        _ = machine.pushReceived(Self.push(2))
+        #expect(machine.closeFrameReceived(code: 1001) == [.sendClose(.code(1001)), .closeChannel],
+                "the echo goes at once, without waiting for the commit")
+        #expect(machine.commitSucceeded() == [.tellOutbox([Self.push(1)]), .handToHook([Self.push(1)]), .startCommit([Self.push(2)])],
+                "no acknowledgement after the server's close")
+        #expect(machine.commitSucceeded() == [.tellOutbox([Self.push(2)]), .handToHook([Self.push(2)])])
+        #expect(machine.pushReceived(Self.push(3)) == [], "nothing more is taken")
+    }
+
     @Test("the first reason wins: a dead peer after a close request still reads as the request")
     func firstReasonWins() {
         var machine = Machine()

@@ -1,3 +1,4 @@
+import IntrapushSupport
 import NIOHTTP1
 import Testing
 
@@ -19,7 +20,8 @@ struct HandshakeRequestTests {
         #expect(head.method == .GET)
         #expect(head.uri == "/connect/linux/acme/t")
         #expect(head.headers["Host"] == ["push.corp:8080"])
-        #expect(head.headers["User-Agent"] == ["intrapushd"])
+        #expect(head.headers["User-Agent"] == ["intrapushd/\(ProductVersion.upstream) intrapush-protocol/1"])
+        #expect(head.headers["Intrapush-Protocol"] == ["1; profile=canonical"])
         #expect(!head.headers.contains(name: "Content-Length"))
         #expect(!head.headers.contains(name: "Transfer-Encoding"))
         #expect(!head.headers.contains(name: "Sec-WebSocket-Protocol"))
@@ -36,6 +38,16 @@ struct HandshakeRequestTests {
         #expect(head.headers["User-Agent"] == ["desk/2"])
         #expect(head.headers["X-Tag"] == ["a", "b"])
         #expect(head.headers["Sec-WebSocket-Protocol"] == ["intrapush.v1"])
+        #expect(head.headers["Intrapush-Protocol"] == ["1; profile=canonical"], "a User-Agent of the headers leaves it")
+    }
+
+    @Test("Intrapush-Protocol says custom when a wire-form setting differs from its default")
+    func customProfile() {
+        var configuration = Configuration(host: "push.corp:8080", org: "acme", token: Secret("t"))
+        configuration.ackText = "ack {id}"
+        let head = WebSocketDialer.upgradeRequestHead(for: configuration.connection)
+        #expect(head.headers["Intrapush-Protocol"] == ["1; profile=custom"])
+        #expect(head.headers["User-Agent"] == ["intrapushd/\(ProductVersion.upstream) intrapush-protocol/1"])
     }
 
     @Test("the 101 must select the subprotocol asked for, and none that was not")

@@ -92,11 +92,26 @@ struct PushDecoderTests {
     @Test("the acknowledgement replaces {id}, empty without one")
     func acknowledgementText() {
         var settings = Configuration(host: "push.corp", org: "acme", token: Secret("t")).connection
+        #expect(settings.isAcknowledgementFixed)
         #expect(settings.acknowledgement(for: "m-1") == "received message")
         settings.ackText = "ack {id}"
         #expect(!settings.isAcknowledgementFixed)
         #expect(settings.acknowledgement(for: "m-1") == "ack m-1")
         #expect(settings.acknowledgement(for: nil) == "ack ")
+    }
+
+    @Test("a string id and a number id of the same text are one id; the number is remembered for the acknowledgement")
+    func numberAndStringIDs() {
+        let number = decoder.decode(text: #"{"id":1}"#, receivedAt: 0)
+        let string = decoder.decode(text: #"{"id":"1"}"#, receivedAt: 0)
+        #expect(number.messageID == "1" && string.messageID == "1")
+        #expect(number.messageIDIsNumber && !string.messageIDIsNumber)
+        var settings = Configuration(host: "push.corp", org: "acme", token: Secret("t"), ackText: #"{"ack":{id}}"#).connection
+        #expect(settings.acknowledgement(for: number.messageID, isNumber: number.messageIDIsNumber) == #"{"ack":1}"#)
+        #expect(settings.acknowledgement(for: string.messageID, isNumber: string.messageIDIsNumber) == #"{"ack":"1"}"#)
+        #expect(settings.acknowledgement(for: nil) == #"{"ack":null}"#)
+        settings.ackText = #"{"type":"ack","id":"{id}"}"#
+        #expect(settings.acknowledgement(for: number.messageID, isNumber: true) == #"{"type":"ack","id":"1"}"#)
     }
 }
 
