@@ -75,7 +75,14 @@ struct CheckpointSchedule {
             // A WAL longer than the last commit reported is one that has started over since.
             copiedFrames = seen <= walFrames ? copied : 0
         }
-        guard place == .beside, copied != nil else {
+        guard place == .beside, let seen, let copied else {
+            isCopying = false
+            return []
+        }
+        // A reader held the copy back: the WAL cannot start over until it lets go, and copying
+        // the rest on the writer would only cost the pushes the copy's two syncs (the local
+        // API's searches hold snapshots piece after piece, and asked for a copy at every wait).
+        guard copied >= seen else {
             isCopying = false
             return []
         }
