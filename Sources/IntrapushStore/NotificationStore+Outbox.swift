@@ -33,9 +33,11 @@ extension NotificationStore {
         (try outbox.awaitedReplies(), try outbox.nextExpiry())
     }
 
-    /// Commits parts of the local API's marks in one transaction; see `MarkPart`.
-    package func markParts(_ parts: [MarkPart], at now: Int64) throws -> [MarkPart.Result] {
-        try marker.mark(parts, at: now)
+    /// Commits parts of the local API's marks in one transaction; see `MarkPart`. With
+    /// `.byCaller`, as a burst's batch: durable once the caller's `walFile.sync()` returns.
+    package func markParts(_ parts: [MarkPart], at now: Int64, syncing sync: WALSync = .inCommit) throws -> [MarkPart.Result] {
+        guard sync == .inCommit else { return try syncedByCaller { try marker.mark(parts, at: now) } }
+        return try marker.mark(parts, at: now)
     }
 
     /// Marks notifications read for a caller of the local API; see `NotificationMarker`.

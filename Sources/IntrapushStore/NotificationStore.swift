@@ -101,15 +101,7 @@ package final class NotificationStore: @unchecked Sendable {
             return []
         }
         guard sync == .inCommit else {
-            try connection.execute("PRAGMA synchronous = NORMAL")
-            // Every path of the batch comes back here (a `defer` could not report a failure).
-            let outcomes = Result { try store(pushes, syncing: .inCommit, liveState: makeLiveState) }
-            do {
-                try connection.execute("PRAGMA synchronous = FULL")
-            } catch {
-                throw SyncInCommitNotRestored(cause: error)
-            }
-            return try outcomes.get()
+            return try syncedByCaller { try store(pushes, syncing: .inCommit, liveState: makeLiveState) }
         }
         return try connection.transaction {
             var outcomes: [StoreOutcome] = []
@@ -120,6 +112,22 @@ package final class NotificationStore: @unchecked Sendable {
             if let liveState = try makeLiveState(outcomes) { try liveState.write(with: upsertLiveState) }
             return outcomes
         }
+    }
+
+    /// Runs `body`'s commits without SQLite's sync of each (`synchronous=NORMAL`: the log's header
+    /// and the checkpoints keep theirs), for the caller to sync the log after (`walFile`); puts
+    /// `synchronous=FULL` back whatever happened in `body`, and when that fails throws
+    /// `SyncInCommitNotRestored` (what `body` wrote may be committed: its caller must stop).
+    func syncedByCaller<T>(_ body: () throws -> T) throws -> T {
+        try connection.execute("PRAGMA synchronous = NORMAL")
+        // Every path comes back here (a `defer` could not report a failure).
+        let result = Result { try body() }
+        do {
+            try connection.execute("PRAGMA synchronous = FULL")
+        } catch {
+            throw SyncInCommitNotRestored(cause: error)
+        }
+        return try result.get()
     }
 
     /// Replaces the single live-state row.

@@ -172,6 +172,8 @@ final class QueryRunner: @unchecked Sendable {
         private var currentFlag: CancelFlag?
         private var reader: NotificationReader?
         private var isPrepared = false
+        /// The scan lane's niceness: about a tenth of the CPU of a thread at 0 when both want it.
+        static let searchNice: Int32 = 10
 
         init(name: ThreadName, databasePath: String, isBackground: Bool) {
             thread = WorkerThread(name: name)
@@ -195,11 +197,12 @@ final class QueryRunner: @unchecked Sendable {
 
         private func openReader() throws -> NotificationReader {
             if !isPrepared {
-                // A search must not take the CPU from the push loop and the event loops on a small
-                // machine: SCHED_IDLE (this thread alone) runs it only when they have nothing to
-                // do; where it is refused, nice 19.
-                if isBackground, intrapush_schedule_thread_idle() != 0 {
-                    setpriority(__priority_which_t(PRIO_PROCESS.rawValue), id_t(intrapush_gettid()), 19)
+                // A search gives way to the push loop and the event loops (nice), but not so far
+                // that it can be left holding a lock they need: the process's one malloc arena
+                // and SQLite's lock of the WAL index are shared with the writer, and under
+                // SCHED_IDLE a search preempted inside either held a push for tens of ms.
+                if isBackground {
+                    setpriority(__priority_which_t(PRIO_PROCESS.rawValue), id_t(intrapush_gettid()), Self.searchNice)
                 }
                 isPrepared = true
             }

@@ -61,9 +61,11 @@ struct CheckpointSchedule {
     }
 
     /// A long reader waited for a copy that readers had held back, and none ended: the writer
-    /// may be idle, with no commit to queue one.
+    /// may be idle, with no commit to queue one. Only once half the threshold waits: a search
+    /// waits between all its pieces, and a copy at each wait (two syncs beside the commits') cost
+    /// the pushes more than the few frames it would copy.
     mutating func readerWaitedInVain() -> [Action] {
-        guard !isCopying else { return [] }
+        guard !isCopying, walFrames - copiedFrames >= threshold / 2 else { return [] }
         isCopying = true
         return [.copyBeside]
     }

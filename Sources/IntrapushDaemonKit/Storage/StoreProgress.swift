@@ -25,12 +25,18 @@ struct StoreProgress {
         lastProgressAt = now
     }
 
+    /// Syncs beside queued or running (a burst's batch, a slice of marks): one at a time.
+    private var syncsBeside = 0
+
     mutating func syncBesideStarted(at now: ContinuousClock.Instant) {
-        syncBesideSince = now
+        if syncsBeside == 0 { syncBesideSince = now }
+        syncsBeside += 1
     }
 
     mutating func syncBesideFinished(at now: ContinuousClock.Instant) {
-        syncBesideSince = nil
+        syncsBeside -= 1
+        // The next one, queued behind it, starts now.
+        syncBesideSince = syncsBeside > 0 ? now : nil
         lastProgressAt = now
     }
 

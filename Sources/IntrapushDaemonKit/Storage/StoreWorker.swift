@@ -52,8 +52,8 @@ final class StoreWorker: PushCommitter, Sendable {
         self.receivedAtLastRelease = NIOLockedValueBox(initialState.receivedTotal)
         let executor = StoreExecutor(eventLoop: eventLoop)
         self.executor = executor
-        marks = LocalMarks(executor: executor, store: store)
-        walSyncThread = WorkerThread(name: .walSync)
+        let walSyncThread = WorkerThread(name: .walSync)
+        self.walSyncThread = walSyncThread
         do {
             guard checkpoints.startsCheckpointer else { throw CheckpointerSwitchedOff() }
             let checkpointer = try Checkpointer(store: store, writer: executor, threshold: checkpoints.threshold)
@@ -70,6 +70,23 @@ final class StoreWorker: PushCommitter, Sendable {
             try? store.checkpointAutomatically(pastPages: checkpoints.threshold)
             self.checkpointer = nil
         }
+        // The marks' slices are synced beside the loop too, on the same terms as a burst's batch.
+        let walFile = store.walFile
+        let syncMarks: @Sendable () -> EventLoopFuture<Void> = {
+            executor.runBeside(on: walSyncThread) {
+                do { try syncWAL(walFile) } catch {
+                    Self.stop(
+                        "the disk failed to store committed marks; stopping, so that the daemon starts again from what is on disk",
+                        error: error, logger: logger)
+                }
+            }
+        }
+        let stopMarks: @Sendable (any Error) -> Never = { error in
+            Self.stop(
+                "SQLite's sync of each commit could not be turned back on after a slice of marks; stopping, so that the daemon starts again from what is on disk",
+                error: error, logger: logger)
+        }
+        marks = LocalMarks(executor: executor, store: store, syncBeside: checkpointer == nil ? nil : syncMarks, stop: stopMarks)
     }
 
     /// Why the checkpointer did not start when a test switched it off.
@@ -128,7 +145,7 @@ final class StoreWorker: PushCommitter, Sendable {
 
     /// A burst's batch cannot be made durable as promised: nothing of it was acknowledged, and
     /// what SQLite shows may not be what is on disk, so the daemon stops (`sync_failed`).
-    private static func stop(_ message: Logger.Message, error: any Error, logger: Logger) -> Never {
+    fileprivate static func stop(_ message: Logger.Message, error: any Error, logger: Logger) -> Never {
         logger.critical(message, metadata: .event(.syncFailed, ["error": "\(error)"]))
         exit(exitWhenSyncFailed)
     }

@@ -100,9 +100,12 @@ struct CheckpointScheduleTests {
         #expect(schedule.committed(walFrames: 16) == [.copyBeside])
     }
 
-    @Test("a reader that waited in vain queues a copy, unless one is under way")
+    @Test("a reader that waited in vain queues a copy once half the threshold waits, unless one is under way")
     func readerWaitedInVain() {
         var schedule = CheckpointSchedule()
+        _ = schedule.committed(walFrames: threshold / 2 - 1)
+        #expect(schedule.readerWaitedInVain() == [], "a few frames: not worth a copy's two syncs beside the commits'")
+        _ = schedule.committed(walFrames: threshold / 2)
         #expect(schedule.readerWaitedInVain() == [.copyBeside])
         #expect(schedule.readerWaitedInVain() == [])
         #expect(schedule.committed(walFrames: threshold) == [])

@@ -146,6 +146,41 @@ struct StoreWorkerTests {
         try await shutdown()
     }
 
+    /// A slice of the local API's marks is committed on the loop without SQLite's sync and synced
+    /// beside it: the loop spends only the marks' own work, and the caller hears of them once
+    /// the sync returned.
+    @Test("a slice of marks is written on the loop and answered only once its sync beside returns")
+    func marksSyncedBeside() async throws {
+        let release = ConditionLock(value: false)
+        let path = directory.file("marks")
+        let store = try NotificationStore(path: path)
+        _ = try store.store((1...10).map { Push.text(#"{"id":"m\#($0)"}"#, id: "m\($0)") }, liveState: nil)
+        let worker = StoreWorker(
+            store: store, initialState: LiveState(state: .connected, updatedAt: 0),
+            eventLoop: loops.next(), logger: Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() }),
+            syncWAL: { file in
+                release.lock(whenValue: true)
+                release.unlock()
+                try file.sync()
+            })
+        let loop = worker.executor.eventLoop
+        let viewer = Viewer(userID: 1000, userName: "alice", visibleNames: nil)
+        let isDone = NIOLockedValueBox(false)
+        let marked = worker.markRead(ids: [1, 2, 3], for: viewer, receipts: nil, on: loop)
+        marked.whenComplete { _ in isDone.withLockedValue { $0 = true } }
+        let reader = try SQLiteConnection(path: path, mode: .readOnly)
+        try await eventually("the slice written on the loop") {
+            try reader.integer("SELECT count(*) FROM notification_reads WHERE reader = 1000") == 3
+        }
+        try await loop.submit {}.get()  // the loop goes on meanwhile
+        #expect(!isDone.withLockedValue { $0 }, "not answered before its sync")
+        release.lock()
+        release.unlock(withValue: true)
+        #expect(try await marked.get().marked == 3)
+        await worker.shutdown()
+        try await shutdown()
+    }
+
     /// SQLite's own checkpoint runs inside the commits then, where a sync beside would not cover
     /// what it copies: the batch keeps SQLite's sync in its commit.
     @Test("without the checkpointer a burst's batch is synced in its commit: done when commit() returns, nothing synced beside; the log says so once")
