@@ -49,15 +49,8 @@ static inline int intrapush_name_thread(const char *name) {
     return prctl(PR_SET_NAME, (unsigned long)name, 0, 0, 0);
 }
 
-// The calling thread's id, for setpriority(2) on one thread (the local API's query thread).
+// The calling thread's id, for setpriority(2) on one thread (the local API's scan lane).
 static inline pid_t intrapush_gettid(void) {
     return (pid_t)syscall(SYS_gettid);
 }
 
-// SCHED_IDLE for the calling thread (Linux): it runs only when nothing else wants the CPU.
-// <sched.h> declares the call only under _GNU_SOURCE's sched_param; the policy's value is 5.
-#include <sched.h>
-static inline int intrapush_schedule_thread_idle(void) {
-    struct sched_param parameter = { .sched_priority = 0 };
-    return sched_setscheduler(0, 5, &parameter);
-}
