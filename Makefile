@@ -40,13 +40,14 @@ ARCH       := $(shell dpkg --print-architecture 2>/dev/null || uname -m)
 SYSTEM_DEPS := libsqlite3-dev libsystemd-dev pkg-config
 # What dpkg-buildpackage needs besides SYSTEM_DEPS (debian/control's Build-Depends).
 DEB_DEPS    := dpkg-dev debhelper po-debconf
-# The package test's tools, the system test's (debootstrap, systemd-nspawn), the notifier test's
-# session bus, the power-cut test's FUSE, promtool; and DEB_DEPS, so that all apt-get runs first.
-TEST_DEPS   := $(DEB_DEPS) binutils groff-base man-db systemd procps iproute2 lintian curl prometheus openssl \
-	systemd-container debootstrap strace python3-dbusmock python3-dbus dbus-daemon desktop-file-utils \
-	fuse3 python3-fusepy
 # make bench's figures.
 BENCH_DEPS  := python3-matplotlib
+# The package test's tools, the system test's (debootstrap, systemd-nspawn), the notifier test's
+# session bus, the power-cut test's FUSE, promtool, bench-smoke's figures; and DEB_DEPS, so that
+# apt-get runs once, before the stages.
+TEST_DEPS   := $(DEB_DEPS) $(BENCH_DEPS) binutils groff-base man-db systemd procps iproute2 lintian curl prometheus \
+	openssl systemd-container debootstrap strace python3-dbusmock python3-dbus dbus-daemon desktop-file-utils \
+	fuse3 python3-fusepy
 # Reproducible builds: the checkout's path reaches no binary (Swift's #file and debug information,
 # the C and C++ targets' __FILE__ and theirs); it reads as /usr/src/intrapush wherever the build
 # ran. Nor does what varies with it: the debug information's references to the clang modules it
@@ -277,10 +278,12 @@ bench: release
 # The figures alone, again, from the last make bench's .build/bench.json.
 bench-figures:
 	$(call apt_install_missing,$(BENCH_DEPS))
-	/usr/bin/python3 scripts/bench_figures.py .build/bench.json docs/figures
+	/usr/bin/python3 scripts/bench_figures.py .build/bench.json docs/figures --page docs/performance.md
 
+# Every figure on tiny sizes, and drawn (not into docs/): nothing judged.
 bench-smoke: $(RELEASE_BUILD)
 	python3 scripts/bench.py --smoke $(BENCH_FLAGS)
+	/usr/bin/python3 scripts/bench_figures.py .build/bench.json .build/figures-smoke
 
 demo: deps
 	./scripts/demo.sh

@@ -6,7 +6,8 @@ says (docs_facts.py): the journal's message ids (JournalEvent) are each in the c
 intrapushd(8) and in operating.md; the exit statuses of intrapushd, intrapush and
 intrapush-notifier are each those their man pages, their --help and operating.md list; the keys the
 loader knows (ConfigurationKey) are exactly those intrapush.conf(5) describes under KEYS, the
-reference config/intrapush.conf shows and operating.md's table sorts. Exits 1 naming each problem.
+reference config/intrapush.conf shows and operating.md's table sorts; the Makefile's targets are
+those development.md's table describes. Exits 1 naming each problem.
 
 --self-test first plants, in a copy of the tree, an event without a line in intrapushd(8), an exit
 status the man page does not list and a key intrapush.conf(5) does not describe, and fails unless
@@ -96,7 +97,8 @@ def check_links():
 
 
 def facts(root):
-    return docs_facts.check_message_ids(root) + docs_facts.check_exit_statuses(root) + docs_facts.check_keys(root)
+    return (docs_facts.check_message_ids(root) + docs_facts.check_exit_statuses(root) + docs_facts.check_keys(root)
+            + docs_facts.check_make_targets(root))
 
 
 # Each plant: the file it changes, how, and the words the check must report.
@@ -120,6 +122,7 @@ def self_test():
     with tempfile.TemporaryDirectory(prefix="check-docs-") as copy:
         for path in ("Sources", "packaging", "config", "docs"):
             shutil.copytree(os.path.join(ROOT, path), os.path.join(copy, path))
+        shutil.copy(os.path.join(ROOT, "Makefile"), copy)
         if facts(copy):
             return ["the copy of the tree, unplanted, is not clean: " + "; ".join(facts(copy))]
         for what, path, plant, expected in PLANTS:
@@ -154,8 +157,8 @@ def main():
     if problems:
         return 1
     print(f"check_docs: the links and anchors of {len(PAGES)} pages resolve; the {len(docs_facts.code_message_ids(ROOT))} "
-          f"message ids, the exit statuses of the three programs and the {len(docs_facts.loader_keys(ROOT))} keys are "
-          f"where the documentation lists them, and no others")
+          f"message ids, the exit statuses of the three programs, the {len(docs_facts.loader_keys(ROOT))} keys and the "
+          f"{len(docs_facts.make_targets(ROOT))} make targets are where the documentation lists them, and no others")
     return 0
 
 

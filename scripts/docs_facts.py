@@ -16,6 +16,7 @@ CONF_MAN = "packaging/man/intrapush.conf.5"
 OPERATING = "docs/operating.md"
 KEYS = "Sources/IntrapushConfiguration/Loading/ConfigurationKey.swift"
 REFERENCE_CONF = "config/intrapush.conf"
+DEVELOPMENT = "docs/development.md"
 ID = re.compile(r"\b[0-9a-f]{32}\b")
 
 
@@ -180,3 +181,23 @@ def check_keys(root):
         problems += [f"{where} does not document the key {key}" for key in sorted(known - documented)]
         problems += [f"{where} documents {key}, which the loader does not know" for key in sorted(documented - known)]
     return problems
+
+
+# ---- Make targets -----------------------------------------------------------------------------
+
+def make_targets(root):
+    """The Makefile's targets: those it declares .PHONY."""
+    return {target for line in re.findall(r"^\.PHONY:(.*)$", read(root, "Makefile"), re.M) for target in line.split()}
+
+
+def documented_targets(root):
+    """The targets development.md's table of make targets names: `make X` in its first column."""
+    rows = re.findall(r"^\| (`make[^|]*)\|", read(root, DEVELOPMENT), re.M)
+    return {target for cell in rows for target in re.findall(r"`make ?([a-z-]*)`", cell)} | {"all"}
+
+
+def check_make_targets(root):
+    made, documented = make_targets(root), documented_targets(root) - {""}
+    return ([f"{DEVELOPMENT} (Make targets) does not describe make {target}" for target in sorted(made - documented)]
+            + [f"{DEVELOPMENT} (Make targets) describes make {target}, which the Makefile does not have"
+               for target in sorted(documented - made)])

@@ -40,6 +40,8 @@ root=$(packaging/tests/system-test-root.sh "$release")
 
 scratch=$(mktemp -d "${TMPDIR:-/tmp}/intrapush-system-test.XXXXXX")
 trap cleanup EXIT
+# A command that fails outside a check ends the run (set -e): say which.
+trap 'echo "system-test: stopped on $release: line $LINENO: $BASH_COMMAND failed" >&2' ERR
 
 # What the container sees in /mnt/test: the package, and the same package one version later.
 mkdir -p "$scratch/test"
