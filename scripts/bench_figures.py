@@ -167,7 +167,7 @@ def page_table(record):
         if found["error"]:
             cells = ["—", "—", "ERROR: " + found["error"].splitlines()[0], "—"]
         else:
-            low, middle, high = found["values"]
+            low, middle, high = found["values"] or ("", "", "")
             verdict = {True: "yes", False: "**no**", None: "—"}[found["met"]]
             if found["figure"].startswith("Guarantees"):
                 verdict = "pass" if found["met"] else "**FAIL**"
