@@ -4,9 +4,12 @@
 # once and kept outside the clone where the machine keeps it (INTRAPUSH_TEST_CACHE,
 # /var/cache/intrapush-test by default; ~/.cache/intrapush-test when not root), named by its
 # commit: a fresh clone on a machine that built them before copies them. .ci/run makes them
-# (PREVIOUS_RELEASES, default every release below); `make test` uses those that are there.
-# Usage: previous_deb.sh [VERSION...]   (prints each package's path)
+# (PREVIOUS_RELEASES, default every release below); `make test` takes those the machine kept
+# (--kept: builds none).
+# Usage: previous_deb.sh [--kept] [VERSION...]   (prints each package's path)
 set -euo pipefail
+kept_only=""
+[[ ${1:-} == --kept ]] && { kept_only=1; shift; }
 cd "$(dirname "$0")/.."
 declare -A commits=(
     [0.3.0-1]=1c45863   # the last commit of 0.3.0-1
@@ -32,6 +35,10 @@ for version in "${versions[@]}"; do
     if [[ ! -f $deb && -f $keep ]]; then
         mkdir -p "$out" && cp "$keep" "$deb"
         echo "previous-deb: $version from $keep" >&2
+    fi
+    if [[ ! -f $deb && -n $kept_only ]]; then
+        echo "previous-deb: $version: none kept in $kept (make ci builds it)" >&2
+        continue
     fi
     if [[ ! -f $deb ]]; then
         # A shallow clone (CI's, say) may lack it: fetch the history once.

@@ -68,21 +68,22 @@ def stages(kind):
         *[Stage(name, "test", make(name), needs=["release"]) for name in release_tests],
         Stage("interop", "test", make("interop"), needs=["release", "interop-deps"]),
         Stage("deb-test", "test", make("deb-test"), needs=["deb"]),
-        Stage("system-test", "test", make("system-test"), needs=["deb", "system-test-roots"]),
+        Stage("system-test", "test", make("system-test"), needs=["deb", "system-test-roots", "previous-debs"]),
     ]
+    # The releases before, for the system test's upgrades: in make test those the machine kept
+    # (make ci built them before), in CI built when none is kept.
+    previous = Stage("previous-debs", "fetch" if kind == "test" else "build",
+                     "scripts/previous_deb.sh" + (" --kept" if kind == "test" else "") + " || echo "
+                     "'previous-debs: a package of a release before could not be built; the system test skips the "
+                     "upgrade from it'")
     # Architecture, the generated files and the docs first: a mistake there shows in seconds; the
     # fuzz harnesses then, while the first build runs; the release build before the debug one,
     # since more tests wait for it.
-    ordered = quick[:3] + [quick[5]] + full[:4] + [quick[3]] + full[4:] + [quick[4]]
+    ordered = quick[:3] + [quick[5]] + full[:4] + [previous, quick[3]] + full[4:] + [quick[4]]
     if kind == "ci":
-        # The releases before, before the debug build, so that the system test, which waits for
-        # them, is not the last stage; without a release's package the system test skips the upgrade
-        # from it, saying so. Then the checkout's packages (the tree as committed) compared with
-        # the same built once more elsewhere.
-        ordered.insert(ordered.index(quick[3]), Stage("previous-debs", "build", "scripts/previous_deb.sh || echo "
-                                                      "'previous-debs: a package of a release before could not be "
-                                                      "built; the system test skips the upgrade from it'"))
-        next(s for s in ordered if s.name == "system-test").needs.add("previous-debs")
+        # In CI the releases before are built before the debug build, so that the system test,
+        # which waits for them, is not the last stage. Then the checkout's packages (the tree as
+        # committed) compared with the same built once more elsewhere.
         ordered.append(Stage("reproducible-check", "build", make("reproducible-check", "REPRODUCIBLE_CHECK_FLAGS=--here"),
                              needs=["deb"]))
     return ordered
