@@ -145,8 +145,15 @@ def neighbours(record, directory):
         return False
     figure, axes = plt.subplots(figsize=(7.5, 0.9 + 0.55 * len(series)))
     strips(axes, series, "ms", lambda label: "bare" if label.startswith("no reader") else "other")
-    axes.set_xlabel("push → ack p99 at 1,000 pushes/s, ms, each round")
-    axes.set_xlim(0, max(max(samples) for _, samples in series) * 1.18)
+    low, high = min(min(samples) for _, samples in series), max(max(samples) for _, samples in series)
+    if high > 20 * low:  # rounds that far apart are read on a log scale
+        axes.set_xscale("log")
+        axes.xaxis.set_major_formatter(matplotlib.ticker.FuncFormatter(lambda value, _: f"{value:g}"))
+        axes.set_xlim(low / 1.5, high * 3)
+        axes.set_xlabel("push → ack p99 at 1,000 pushes/s, ms (log scale), each round")
+    else:
+        axes.set_xlim(0, high * 1.18)
+        axes.set_xlabel("push → ack p99 at 1,000 pushes/s, ms, each round")
     axes.set_title("Push → ack beside neighbours on the host", loc="left")
     save(figure, record, directory, "neighbours.svg")
     return True
