@@ -2,9 +2,13 @@
 #
 #   make               release binaries, the Swift runtime linked in statically
 #   make generate      the local API's Swift types from packaging/varlink/*.varlink
-#   make test          every Swift test, the package test (packaging/tests/deb-test.sh), the
-#                      package under a real systemd (system-test.sh), the interop matrix and
-#                      the benchmark on tiny sizes
+#   make check         before every commit: the layers, the generated files and their generator,
+#                      the docs against the code, every Swift test, the fuzz harnesses briefly
+#   make test          everything: make check's, then the package test, the package under a real
+#                      systemd, the interop matrix, the hostile peer, the local API's conformance,
+#                      the desktop agent, power cuts and the benchmark on tiny sizes; the stages
+#                      side by side where the cores allow (scripts/stages.py), each one's time
+#                      printed at the end
 #   make interop       the real intrapushd against server stacks we did not write (Tests/Interop)
 #   make server-conformance  the conformance checker for push servers: its self-test, then the devserver
 #   make demo          server and daemon on loopback, a few pushes, the CLI shows them
@@ -16,7 +20,8 @@
 #   make powercut      power cuts through a FUSE file system: the database, the outbox and the
 #                      agent's state keep everything acknowledged (as root)
 #   make bench-cli     the CLI's speed on a generated 1,000,000-row database (ROWS=…)
-#   make bench         the daemon's figures of issue 5 as one table (also .build/bench.md)
+#   make bench         the daemon's figures as one table (also .build/bench.md) and the figures
+#                      of docs/performance.md (docs/figures/, with Debian's matplotlib)
 #   make bench-smoke   the same on tiny sizes, checking only that every figure is produced
 
 PREFIX     ?= /usr
@@ -34,11 +39,16 @@ ARCH       := $(shell dpkg --print-architecture 2>/dev/null || uname -m)
 # System packages the build links against, and those the tests use (Debian names): iproute2's
 # ip(8) makes the network namespaces of the network-awareness tests (they skip without it).
 SYSTEM_DEPS := libsqlite3-dev libsystemd-dev pkg-config
-TEST_DEPS   := dpkg-dev binutils groff-base man-db systemd procps iproute2 lintian curl prometheus openssl \
-	systemd-container debootstrap strace python3-dbusmock python3-dbus dbus-daemon desktop-file-utils \
-	fuse3 python3-fusepy
 # What dpkg-buildpackage needs besides SYSTEM_DEPS (debian/control's Build-Depends).
 DEB_DEPS    := dpkg-dev debhelper po-debconf
+# make bench's figures.
+BENCH_DEPS  := python3-matplotlib
+# The package test's tools, the system test's (debootstrap, systemd-nspawn), the notifier test's
+# session bus, the power-cut test's FUSE, promtool, bench-smoke's figures; and DEB_DEPS, so that
+# apt-get runs once, before the stages.
+TEST_DEPS   := $(DEB_DEPS) $(BENCH_DEPS) binutils groff-base man-db systemd procps iproute2 lintian curl prometheus \
+	openssl systemd-container debootstrap strace python3-dbusmock python3-dbus dbus-daemon desktop-file-utils \
+	fuse3 python3-fusepy
 # Reproducible builds: the checkout's path reaches no binary (Swift's #file and debug information,
 # the C and C++ targets' __FILE__ and theirs); it reads as /usr/src/intrapush wherever the build
 # ran. Nor does what varies with it: the debug information's references to the clang modules it
@@ -77,7 +87,7 @@ DEB        := dist/intrapush_$(VERSION)_$(ARCH).deb
 NOTIFIER_DEB := dist/intrapush-notifier_$(VERSION)_$(ARCH).deb
 
 .PHONY: install-daemon install-notifier notifier-test screenshot powercut powercut-smoke reproducible-check
-.PHONY: generate generated-check docs-check server-conformance
+.PHONY: generate generated-check docs-check server-conformance check swift-build swift-test-run ci bench-figures
 .PHONY: all release debug deps test-deps test swift-test deb-test system-test interop interop-deps demo install deb clean bench-cli bench bench-smoke fleet-sim fuzz fuzz-smoke hostile local-api-conformance architecture
 
 all: release
@@ -105,25 +115,31 @@ release: deps
 debug: deps
 	$(SWIFT) build
 
-# Unit and integration tests (the real binaries against intrapush-devserver on loopback), then
-# the package test, which builds the release binaries and the .deb, then the interop matrix (the
-# release daemon against real server stacks), then the benchmark once on tiny sizes so that it
-# keeps working (it times nothing against targets).
+# Before every commit: the layers, the generated files and the generator's own tests, the docs
+# against the code, the Swift tests (unit, and integration: the real binaries against
+# intrapush-devserver on loopback), the fuzz harnesses from their seeds.
+check: deps
+	python3 scripts/stages.py check
+
+# Everything: make check's stages, the release build and the .deb, the package test, the package
+# under a booted systemd, the interop matrix (the release daemon against real server stacks), the
+# hostile peer, the local API's conformance, the desktop agent, power cuts, and the benchmark once
+# on tiny sizes so that it keeps working (it times nothing against targets). Stages run side by
+# side where the cores allow; a new test target goes in scripts/stages.py's list.
 test: test-deps
-	$(MAKE) architecture
-	$(MAKE) generated-check
-	$(MAKE) docs-check
-	$(MAKE) swift-test
-	$(MAKE) fuzz-smoke
-	$(MAKE) deb-test
-	$(MAKE) system-test
-	$(MAKE) interop
-	$(MAKE) server-conformance
-	$(MAKE) hostile
-	$(MAKE) local-api-conformance
-	$(MAKE) notifier-test
-	$(MAKE) powercut-smoke
-	$(MAKE) bench-smoke
+	python3 scripts/stages.py test
+
+# What CI (.ci/run) runs: make test's stages, with the packages of the releases before for the
+# system test's upgrades (scripts/previous_deb.sh) and the packages built once more elsewhere and
+# compared bit for bit.
+ci: test-deps
+	python3 scripts/stages.py ci
+
+# What the test targets build first; scripts/stages.py builds it as a stage of its own and passes
+# these empty (SwiftPM's lock on .build would hold a test behind a build running beside it).
+RELEASE_BUILD ?= release
+DEB_BUILD ?= deb
+INTEROP_DEPS ?= interop-deps
 
 # libFuzzer harnesses for every parser of outside input (Fuzz/): FUZZ_TIME seconds each (or
 # FUZZ_HARNESS=name for one); fuzz-smoke runs each briefly from its seeds, in make test.
@@ -143,14 +159,17 @@ generate:
 
 generated-check:
 	python3 scripts/varlink_generate.py --check
+	python3 scripts/test_varlink_generate.py
 	python3 scripts/version_generate.py --check
 
-# Every relative link and #anchor of README.md, docs/ and ARCHITECTURE.md resolves, and
-# intrapush.conf(5) documents exactly the keys the loader knows (scripts/check_docs.py); every
-# statement of docs/protocol.md names a test or a conformance checker's step that exists
+# Every relative link and #anchor of README.md, docs/ and ARCHITECTURE.md resolves; the journal's
+# message ids, the exit statuses and the configuration keys are where the code says, each in the
+# man pages, operating.md and config/intrapush.conf (scripts/check_docs.py). First its self-test:
+# an id, a status and a key planted in a copy of the tree must each be reported. Every statement
+# of docs/protocol.md names a test or a conformance checker's step that exists
 # (scripts/check_protocol.py, after its self-test: statements planted without one must be found).
 docs-check:
-	python3 scripts/check_docs.py
+	python3 scripts/check_docs.py --self-test
 	python3 scripts/check_protocol.py --self-test
 	python3 scripts/check_protocol.py
 
@@ -160,19 +179,19 @@ architecture:
 
 # A hostile and broken peer (Tests/Hostile): floods, absurd hints and ids, abuse of the local API,
 # against the release daemon, with its peak RSS under each.
-hostile: release
+hostile: $(RELEASE_BUILD)
 	python3 Tests/Hostile/hostile.py --daemon $(RELEASE_DIR)/intrapushd
 
 # The local API as a client that knows it only from the daemon's introspection sees it
 # (Tests/LocalAPI): PyPI's varlink client calls every method with valid and invalid parameters,
 # and every reply and error must be declared by the interface called. First the checker's
 # self-test (two faults planted in a service of its own must be reported), then the release daemon.
-local-api-conformance: release
+local-api-conformance: $(RELEASE_BUILD)
 	python3 Tests/LocalAPI/conformance.py --self-test && python3 Tests/LocalAPI/conformance.py --daemon $(RELEASE_DIR)/intrapushd
 
 # The desktop agent on a private session bus, with python-dbusmock's notification server, the
 # devserver and the release daemon (Tests/Notifier); Debian's python3, which has the dbus module.
-notifier-test: release
+notifier-test: $(RELEASE_BUILD)
 	/usr/bin/python3 Tests/Notifier/notifier_test.py --bin-dir $(RELEASE_DIR)
 
 # Power cuts (Tests/PowerCut, as root): cutfs, a FUSE file system, keeps what was not fsynced in
@@ -189,7 +208,7 @@ POWERCUT_STRICT ?= 10
 POWERCUT_RESTART ?= 8
 POWERCUT_NO_CHECKPOINTER ?= 4
 POWERCUT_AGENT_ROUNDS ?= 10
-powercut: release
+powercut: $(RELEASE_BUILD)
 	@if [ "$$(id -u)" != 0 ]; then echo "powercut: skipped: mounting a FUSE file system needs root (CI runs it as root)"; else \
 	  set -e; \
 	  /usr/bin/python3 Tests/PowerCut/selftest.py --rounds 5; \
@@ -207,26 +226,35 @@ powercut-smoke:
 screenshot: release
 	scripts/screenshot.sh $(RELEASE_DIR) docs/notifier-screenshot.png
 
+# The Swift tests: built, then run. The run is the test bundle itself, as `swift test --skip-build`
+# runs it, without SwiftPM, whose lock on .build would keep it waiting while a build runs beside it.
 # The test log is kept, and on failure the failed tests and their expectations are printed last,
 # so that the tail of a CI log names them.
-swift-test: deps
+swift-test: swift-build
+	$(MAKE) --no-print-directory swift-test-run
+
+swift-build: deps
 	$(SWIFT) build --build-tests
+
+swift-test-run:
 	@mkdir -p .build
-	@bash -o pipefail -c '$(SWIFT) test --skip-build 2>&1 | tee .build/swift-test.log' || { \
+	@bash -o pipefail -c 'NO_COLOR=1 .build/debug/intrapushPackageTests.xctest --testing-library swift-testing 2>&1 | tee .build/swift-test.log' || { \
 		echo "== failed tests and expectations (full log: .build/swift-test.log) =="; \
 		grep -E '✘|Fatal error' .build/swift-test.log | tail -40; \
 		exit 1; }
 
-deb-test: deb
+deb-test: $(DEB_BUILD)
 	packaging/tests/deb-test.sh $(DEB) $(NOTIFIER_DEB)
 
 # The package in a booted Debian under systemd (systemd-nspawn; root only, else it skips), for
 # each release in SYSTEM_TEST_RELEASES: bookworm (systemd 252) and trixie (systemd 257, the
-# current stable); each root is cached in .build/system-test.
+# current stable); each root is made once and kept outside the clone
+# (packaging/tests/system-test-root.sh: INTRAPUSH_TEST_CACHE, /var/cache/intrapush-test).
 SYSTEM_TEST_RELEASES ?= bookworm trixie
+export SYSTEM_TEST_RELEASES
 # The releases before, for the upgrades from them: there when scripts/previous_deb.sh made them.
 PREVIOUS_DEBS ?= $(wildcard .build/previous/intrapush_*_$(ARCH).deb)
-system-test: deb
+system-test: $(DEB_BUILD)
 	@for release in $(SYSTEM_TEST_RELEASES); do \
 	  packaging/tests/system-test.sh $(DEB) $$release $(NOTIFIER_DEB) $(PREVIOUS_DEBS) || exit 1; \
 	done
@@ -238,13 +266,13 @@ interop-deps:
 
 # INTEROP_FLAGS=--only=websockets,jetty runs some rows. Ends with the conformance checker against
 # each server program (Tests/ServerConformance); its reports go to .build/interop/conformance.*.
-interop: release interop-deps
+interop: $(RELEASE_BUILD) $(INTEROP_DEPS)
 	python3 Tests/Interop/interop.py --daemon $(RELEASE_DIR)/intrapushd $(INTEROP_FLAGS)
 
 # The conformance checker for push servers (Tests/ServerConformance): first its self-test (faults
 # planted in copies of spec_server.py must each be reported), then intrapush-devserver, the
 # reference server, which must keep every statement it can be held to.
-server-conformance: release
+server-conformance: $(RELEASE_BUILD)
 	python3 Tests/ServerConformance/check_server.py --self-test
 	python3 Tests/ServerConformance/check_devserver.py --devserver $(RELEASE_DIR)/intrapush-devserver \
 	  --report .build/interop/conformance-devserver.json
@@ -253,12 +281,23 @@ server-conformance: release
 bench-cli: release
 	python3 scripts/bench_cli.py $(ROWS)
 
-# The daemon's speed, latency, idle cost, start, fleet and outbox figures; BENCH_FLAGS=… passes options.
+# The daemon's speed, latency, idle cost, start, fleet and outbox figures; BENCH_FLAGS=… passes
+# options. Then docs/performance.md's figures from what it measured (.build/bench.json), drawn
+# with Debian's matplotlib (Debian's python3: the one on PATH may be another).
 bench: release
+	$(call apt_install_missing,$(BENCH_DEPS))
 	python3 scripts/bench.py $(BENCH_FLAGS)
+	$(MAKE) --no-print-directory bench-figures
 
-bench-smoke: release
+# The figures alone, again, from the last make bench's .build/bench.json.
+bench-figures:
+	$(call apt_install_missing,$(BENCH_DEPS))
+	/usr/bin/python3 scripts/bench_figures.py .build/bench.json docs/figures --page docs/performance.md
+
+# Every figure on tiny sizes, and drawn (not into docs/): nothing judged.
+bench-smoke: $(RELEASE_BUILD)
 	python3 scripts/bench.py --smoke $(BENCH_FLAGS)
+	/usr/bin/python3 scripts/bench_figures.py .build/bench.json .build/figures-smoke
 
 demo: deps
 	./scripts/demo.sh

@@ -19,6 +19,7 @@ from bench_outbox import figure_outbox
 from bench_latency import figure_latency
 from bench_gate import figure_gate
 from bench_neighbours import figure_neighbours
+from bench_record import write_record
 
 # --- the figures -------------------------------------------------------------------------------
 
@@ -82,10 +83,12 @@ def ingest_against_bare(bench, empty, breakdowns):
     rates = [bare_batched_rate(bench.empty_template, bench.run_directory(f"bare-ingest-{run}"), options.burst, batch)
              for run in range(options.runs)]
     bare_row.values = summarise(rates, lambda v: f"{v:,.0f}")
+    bare_row.samples = rates
     ratio_row = Row("Ingest ÷ bare batched insert", "≥ 0.9×",
                     "each run's empty-DB ingest ÷ the same run's bare batched insert; min, median, max")
     ratios = [ingest / bare for ingest, bare in zip(empty.samples, rates)]
     ratio_row.values = summarise(ratios, lambda v: f"{v:.2f}×")
+    ratio_row.samples = ratios
     ratio_row.met = statistics.median(ratios) >= 0.9
     breakdown_row = Row("Ingest, CPU µs per push by thread", "(breakdown)",
                         "schedstat of each named thread of the daemon and of the devserver over each empty-DB burst, "
@@ -117,6 +120,7 @@ def figure_load_generator(bench, server):
         rates.append(rate)
         log(f"  load generator, run {run + 1}: {rate:,.0f} pushes/s ({seconds * 1000:,.0f} ms)")
     row.values = summarise(rates, lambda v: f"{v:,.0f}")
+    row.samples = rates
     row.met = statistics.median(rates) >= 4 * 50_000
     return [row]
 
@@ -402,9 +406,12 @@ def main():
             log(f"{name}:")
             try:
                 if name in ("fleet", "guarantees"):
-                    rows += run_alone(bench, measure)
+                    measured = run_alone(bench, measure)
                 else:
-                    rows += with_server(bench, name, lambda server: measure(bench, server))
+                    measured = with_server(bench, name, lambda server: measure(bench, server))
+                for row in measured:
+                    row.section = name
+                rows += measured
             except BenchError as error:
                 log(f"  {name} FAILED: {error}")
                 for title in titles:
@@ -428,6 +435,7 @@ def main():
               f"Release build, {machine}; {time.monotonic() - started:.0f} s.\n\n")
     with open(os.path.join(ROOT, ".build", "bench.md"), "w") as file:
         file.write(header + output + "\n")
+    write_record(os.path.join(ROOT, ".build", "bench.json"), rows, options, time.monotonic() - started)
     print(header + output)
     failed = [row for row in rows if row.error or (getattr(row, "is_guarantee", False) and not row.met)]
     if failed:

@@ -46,6 +46,7 @@ def figure_latency(bench, server):
     template = bench.migrated_template(server)
     samples = {name: ([], []) for name in ("daemon", "bare", "slot", "transport", "memory", "raw")}
     stages = []
+    every = {"bare": [], "raw": []}  # each push's, in ms, for the figure of their distributions
 
     def record(name, p50, p99):
         samples[name][0].append(p50)
@@ -59,6 +60,7 @@ def figure_latency(bench, server):
         bare = bare_commit_latencies(template, bench.run_directory(f"bare-{run}"), options.steady_count, options.steady_rate,
                                      from_slot=slot)
         record("bare", statistics.median(bare), percentile(bare, 0.99))
+        every["bare"] += bare
         slot.sort()
         record("slot", statistics.median(slot), percentile(slot, 0.99))
         latency = daemon_latency_on(bench, server, bench.run_directory(f"latency-{run}"), f"l{run}-")
@@ -68,6 +70,7 @@ def figure_latency(bench, server):
         raw, stage_means = raw_server_latencies(bench, bench.run_directory(f"raw-{run}"), f"r{run}-")
         raw = sorted(raw)
         record("raw", statistics.median(raw) / 1000, percentile(raw, 0.99) / 1000)
+        every["raw"] += [value / 1000 for value in raw]
         if "total" in stage_means:  # a daemon before the stages (INTRAPUSH_BENCH_DAEMON) has the total only
             stage_means["outside the daemon"] = statistics.mean(raw) - stage_means.pop("total")
             stages.append(stage_means)
@@ -80,6 +83,8 @@ def figure_latency(bench, server):
     for row, name in ((bare_row, "bare"), (slot_row, "slot"), (transport_row, "transport"), (memory_row, "memory"),
                       (raw_row, "raw")):
         row.values = ("", f"{median[name][0]:.3f} / {median[name][1]:.3f} ms", "")
+        row.samples = {"p50": samples[name][0], "p99": samples[name][1], "each": every.get(name)}
+    p50_row.samples, p99_row.samples = samples["daemon"]
     bare50s, bare99s = samples["bare"]
     for row, name in ((ratio_row, "daemon"), (raw_ratio_row, "raw")):
         p50s = [value / bare for value, bare in zip(samples[name][0], bare50s)]

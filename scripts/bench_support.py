@@ -294,6 +294,8 @@ class Row:
         self.met = None  # True, False, or None when not judged
         self.error = None
         self.is_guarantee = False
+        self.samples = None  # what the figures of docs/performance.md draw (bench_record.py)
+        self.section = None
 
 
 def runs(count):

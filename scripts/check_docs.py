@@ -1,17 +1,29 @@
 #!/usr/bin/env python3
-"""The documentation stays true (make test): every relative link and #anchor in README.md,
-docs/*.md and ARCHITECTURE.md resolves — the file exists, and the anchor is a heading of it, by
-GitHub's rule for heading anchors — and intrapush.conf(5) documents exactly the keys the loader
-knows (Sources/IntrapushConfiguration/Loading/ConfigurationKey.swift): none missing, none it does
-not know. Exits 1 naming each problem.
+"""The documentation stays true (make docs-check, in make check): every relative link and #anchor
+in README.md, docs/*.md and ARCHITECTURE.md resolves — the file exists, and the anchor is a heading
+of it, by GitHub's rule for heading anchors — and what the code does is what the documentation
+says (docs_facts.py): the journal's message ids (JournalEvent) are each in the catalog, in
+intrapushd(8) and in operating.md; the exit statuses of intrapushd, intrapush and
+intrapush-notifier are each those their man pages, their --help and operating.md list; the keys the
+loader knows (ConfigurationKey) are exactly those intrapush.conf(5) describes under KEYS, the
+reference config/intrapush.conf shows and operating.md's table sorts; the Makefile's targets are
+those development.md's table describes. Exits 1 naming each problem.
 
-Usage: check_docs.py
+--self-test first plants, in a copy of the tree, an event without a line in intrapushd(8), an exit
+status the man page does not list and a key intrapush.conf(5) does not describe, and fails unless
+each is reported (make docs-check runs it).
+
+Usage: check_docs.py [--self-test]
 """
 import glob
 import os
 import re
-import shlex
+import shutil
 import sys
+import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import docs_facts  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PAGES = ["README.md", "ARCHITECTURE.md"] + sorted(glob.glob("docs/*.md", root_dir=ROOT))
@@ -84,55 +96,69 @@ def check_links():
     return problems
 
 
-def loader_keys():
-    with open(os.path.join(ROOT, "Sources/IntrapushConfiguration/Loading/ConfigurationKey.swift"), encoding="utf-8") as file:
-        text = file.read()
-    body = text[text.index("enum ConfigurationKey"):]
-    body = body[:body.index("\n}")]
-    keys = set()
-    for name, raw in re.findall(r"^\s*case (\w+)(?: = \"([^\"]+)\")?\s*$", body, re.M):
-        keys.add(raw or name)
-    return keys
+def facts(root):
+    return (docs_facts.check_message_ids(root) + docs_facts.check_exit_statuses(root) + docs_facts.check_keys(root)
+            + docs_facts.check_make_targets(root))
 
 
-def documented_keys():
-    """The keys intrapush.conf(5) describes: the bold names of each .TP (or .TQ) item's tag line."""
-    keys = set()
-    with open(os.path.join(ROOT, "packaging/man/intrapush.conf.5"), encoding="utf-8") as file:
-        lines = file.read().split("\n")
-    for tag, line in zip(lines, lines[1:]):
-        if tag.strip() not in (".TP", ".TQ") or not re.match(r"^\.BR? ", line):
-            continue
-        macro, _, rest = line.partition(" ")
-        try:
-            words = shlex.split(rest)
-        except ValueError:
-            continue
-        # The first bold word, and those joined to it by ", " or " and " (tls_cert_file, tls_key_file);
-        # a default's value, bold too, follows other words.
-        named = [words[0]]
-        for joint, word in zip(words[1::2], words[2::2]):
-            if joint.strip(" ,") not in ("", "and"):
-                break
-            named.append(word)
-        keys.update(word for word in named if re.fullmatch(r"[a-z][a-z_]*[a-z]", word))
-    return keys
+# Each plant: the file it changes, how, and the words the check must report.
+PLANTS = [
+    ("an event whose MESSAGE_ID intrapushd(8) does not list", docs_facts.JOURNAL_EVENTS,
+     lambda text: text.replace("    case outboxGivenUp", "    case planted\n    case outboxGivenUp").replace(
+         "        case .outboxGivenUp:", '        case .planted: "0123456789abcdef0123456789abcdef"\n        case .outboxGivenUp:'),
+     "packaging/man/intrapushd.8 does not list the MESSAGE_ID of planted"),
+    ("an exit status intrapushd(8) does not list", "Sources/IntrapushDaemonKit/Daemon/Daemon.swift",
+     lambda text: text + "\nfunc planted() throws { throw DaemonExit(status: 70) }\n",
+     "packaging/man/intrapushd.8 (EXIT STATUS) does not document exit status 70"),
+    ("a key intrapush.conf(5) does not describe", docs_facts.KEYS,
+     lambda text: text.replace("    case readers\n", '    case readers\n    case plantedKey = "planted_key"\n'),
+     "packaging/man/intrapush.conf.5 (KEYS) does not document the key planted_key"),
+]
 
 
-def check_keys():
-    known, documented = loader_keys(), documented_keys()
-    return ([f"intrapush.conf(5) does not document the key {key}" for key in sorted(known - documented)]
-            + [f"intrapush.conf(5) documents {key}, which the loader does not know" for key in sorted(documented - known)])
+def self_test():
+    """Each plant, in a copy of what the checks read, must be reported; the copy unplanted must not."""
+    failures = []
+    with tempfile.TemporaryDirectory(prefix="check-docs-") as copy:
+        for path in ("Sources", "packaging", "config", "docs"):
+            shutil.copytree(os.path.join(ROOT, path), os.path.join(copy, path))
+        shutil.copy(os.path.join(ROOT, "Makefile"), copy)
+        if facts(copy):
+            return ["the copy of the tree, unplanted, is not clean: " + "; ".join(facts(copy))]
+        for what, path, plant, expected in PLANTS:
+            target = os.path.join(copy, path)
+            with open(target, encoding="utf-8") as file:
+                original = file.read()
+            planted = plant(original)
+            if planted == original:
+                failures.append(f"self-test: could not plant {what} in {path}")
+                continue
+            with open(target, "w", encoding="utf-8") as file:
+                file.write(planted)
+            found = facts(copy)
+            if not any(expected in problem for problem in found):
+                failures.append(f"self-test: {what}, planted in {path}, was not reported (expected \"{expected}\")")
+            with open(target, "w", encoding="utf-8") as file:
+                file.write(original)
+    return failures
 
 
 def main():
-    problems = check_links() + check_keys()
+    if "--self-test" in sys.argv[1:]:
+        failures = self_test()
+        for failure in failures:
+            print(f"check_docs: {failure}", file=sys.stderr)
+        if failures:
+            return 1
+        print(f"check_docs: self-test: each of {len(PLANTS)} planted mistakes was reported")
+    problems = check_links() + facts(ROOT)
     for problem in problems:
         print(f"check_docs: {problem}", file=sys.stderr)
     if problems:
         return 1
-    print(f"check_docs: the links and anchors of {len(PAGES)} pages resolve; intrapush.conf(5) documents the "
-          f"{len(loader_keys())} keys the loader knows, and no other")
+    print(f"check_docs: the links and anchors of {len(PAGES)} pages resolve; the {len(docs_facts.code_message_ids(ROOT))} "
+          f"message ids, the exit statuses of the three programs, the {len(docs_facts.loader_keys(ROOT))} keys and the "
+          f"{len(docs_facts.make_targets(ROOT))} make targets are where the documentation lists them, and no others")
     return 0
 
 

@@ -7,9 +7,10 @@
 # the checkouts copied, so nothing is fetched). Then compares every .deb byte for byte, prints
 # each one's sha256, and, where two differ, names every file inside that differs.
 #
-# With --here, the first build is this tree's own `make deb` (what `make test` built already, so
-# only the packaging runs again; CI saves a full build this way), and the tree must have no
-# uncommitted change to a tracked file: it then is HEAD's sources, in a third place.
+# With --here, the first build is this tree's own `make deb` (what `make test` built already: its
+# packages are compared as they are when no tracked file is newer than them, else only the
+# packaging runs again; CI saves a full build this way), and the tree must have no uncommitted
+# change to a tracked file: it then is HEAD's sources, in a third place.
 #
 # REPRODUCIBLE_MAKE_ARGS: more arguments to the builds' make, e.g. 'PREFIX_MAP_FLAGS=' to plant
 # the build path back in and watch the check fail. Exit status 1 on any difference.
@@ -41,8 +42,15 @@ if [[ ${1:-} == --here ]]; then
         exit 2
     fi
     first=$here
-    echo "building in $here (this tree; umask $(umask), ${LC_ALL:-${LANG:-C}}, TZ=${TZ:-UTC})"
-    make -C "$here" deb ${REPRODUCIBLE_MAKE_ARGS:-} >"$work/here.log" 2>&1 || { tail -30 "$work/here.log"; exit 1; }
+    version=$(dpkg-parsechangelog -l "$here/debian/changelog" -S Version)
+    oldest=$(stat -c %Y "$here"/dist/*_"${version}"_*.deb 2>/dev/null | sort -n | head -1)
+    newest=$(git -C "$here" ls-files -z | (cd "$here" && xargs -0 stat -c %Y 2>/dev/null) | sort -n | tail -1)
+    if [[ -n $oldest && -z ${REPRODUCIBLE_MAKE_ARGS:-} ]] && ((newest <= oldest)); then
+        echo "this tree's packages, as make deb built them: no tracked file is newer than they are"
+    else
+        echo "building in $here (this tree; umask $(umask), ${LC_ALL:-${LANG:-C}}, TZ=${TZ:-UTC})"
+        make -C "$here" deb ${REPRODUCIBLE_MAKE_ARGS:-} >"$work/here.log" 2>&1 || { tail -30 "$work/here.log"; exit 1; }
+    fi
 else
     build "$first" 0022 C.UTF-8 UTC
 fi

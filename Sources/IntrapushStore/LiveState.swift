@@ -17,6 +17,8 @@ package struct LiveState: Sendable, Equatable {
         /// No route to the server: not dialling until the network comes back.
         package static let waitingForNetwork = State(rawValue: "waiting-for-network")
         package static let stopped = State(rawValue: "stopped")
+        /// Every state the daemon is ever in.
+        package static let known: [State] = [.connecting, .connected, .reconnecting, .rejected, .waitingForNetwork, .stopped]
 
         package var description: String { rawValue }
     }

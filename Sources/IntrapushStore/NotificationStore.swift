@@ -64,7 +64,7 @@ package final class NotificationStore: @unchecked Sendable {
         walFile = try WALFile(databasePath: connection.path)
         insertNotification = try connection.prepare(NotificationStore.insertSQL, persistent: true)
         upsertLiveState = try connection.prepare(LiveState.upsertSQL, persistent: true)
-        selectLiveState = try connection.prepare(LiveState.selectSQL, persistent: true)
+        selectLiveState = try connection.prepare(LiveState.selectSQL(), persistent: true)
     }
 
     /// Stores a batch of pushes, and the live state when given, in ONE transaction: one commit,

@@ -15,8 +15,10 @@ struct Intrapushd: ParsableCommand {
         abstract: "Keep one WebSocket to the on-premises push server and store every notification.",
         discussion: """
             Configuration: /etc/intrapush/intrapush.conf (TOML), or --config / INTRAPUSH_CONFIG; \
-            every key can be overridden with INTRAPUSH_<KEY>. Exit statuses: 0 after SIGTERM/SIGINT, \
-            78 configuration error, 74 database cannot be opened.
+            every key can be overridden with INTRAPUSH_<KEY>. Exit statuses: 0 after SIGTERM/SIGINT; \
+            78 configuration error; 74 database cannot be opened, or the disk failed a sync; \
+            75 another daemon answers on the local API's socket; 71 the socket or metrics_listen \
+            cannot be made. See intrapushd(8).
             """,
         version: ProductVersion.upstream
     )

@@ -6,9 +6,10 @@
 #   RELEASE: bookworm, the default, or trixie; PREVIOUS: the releases before (scripts/previous_deb.sh),
 #   for the upgrades from them, each skipped, saying so, without its package.
 #
-# Each release's root comes from debootstrap once and is cached under .build/system-test; each run
-# boots it with --volatile=overlay, so nothing a run does reaches the cache. Every failed check
-# is reported; the exit status is 1 when any failed. Skips (exit 0, saying why) without root.
+# Each release's root comes from debootstrap once and is kept outside the clone
+# (system-test-root.sh); each run boots it with --volatile=overlay, so nothing a run does reaches
+# it. Every failed check is reported; the exit status is 1 when any failed. Skips (exit 0, saying
+# why) without root.
 set -euo pipefail
 
 cd "$(dirname "$0")/../.."
@@ -20,13 +21,6 @@ release=${2:-bookworm}
 notifier_deb=${3:-dist/intrapush-notifier_${version}_${arch}.deb}
 previous_debs=("${@:4}")
 devserver=${DEVSERVER:-.build/release/intrapush-devserver}
-cache=$here/.build/system-test
-# The cached root is rebuilt when this list changes.
-# lintian and autopkgtest: the release's own (Debian's review of a package, and its test runner);
-# perl-openssl-defaults provides the virtual perl-openssl-abi-3 that lintian's libnet-ssleay-perl
-# needs, which debootstrap does not resolve by itself; debconf-utils: debconf-get-selections.
-include=systemd,systemd-sysv,dbus,dbus-user-session,libsqlite3-0,libsystemd0,procps,sqlite3,acl,python3-dbusmock,lintian,autopkgtest,perl-openssl-defaults,debconf-utils
-mirror=${DEBIAN_MIRROR:-http://deb.debian.org/debian}
 
 if [[ $EUID != 0 ]]; then
     echo "system-test: skipped: debootstrap and systemd-nspawn need root (CI runs it as root)"
@@ -42,18 +36,12 @@ source packaging/tests/system-test-upgrade.sh
 source packaging/tests/system-test-fleet.sh
 
 started=$(date +%s.%N)
-root=$cache/$release-$(printf '%s' "$include" | md5sum | cut -c1-8)
-if [[ ! -d $root ]]; then
-    echo "building the $release root with debootstrap (cached in $root)"
-    rm -rf "$cache/$release"-*
-    mkdir -p "$cache"
-    debootstrap --variant=minbase --include="$include" "$release" "$root.new" "$mirror" >"$cache/debootstrap-$release.log" 2>&1 ||
-        { tail -20 "$cache/debootstrap-$release.log" >&2; exit 1; }
-    mv "$root.new" "$root"
-fi
+root=$(packaging/tests/system-test-root.sh "$release")
 
 scratch=$(mktemp -d "${TMPDIR:-/tmp}/intrapush-system-test.XXXXXX")
 trap cleanup EXIT
+# A command that fails outside a check ends the run (set -e): say which.
+trap 'echo "system-test: stopped on $release: line $LINENO: $BASH_COMMAND failed" >&2' ERR
 
 # What the container sees in /mnt/test: the package, and the same package one version later.
 mkdir -p "$scratch/test"

@@ -7,15 +7,31 @@ package enum DaemonInterface: VarlinkInterface {
     package static let name = "io.intrapush.Daemon"
 
     /// What the daemon is doing, as intrapush status shows it. Times are Unix milliseconds.
-    /// state is one of connecting, connected, reconnecting, rejected (the server refused the
-    /// token), waiting-for-network and stopped; server and primary_server show the token as ***.
+    /// In state, rejected is the server refusing the token, and waiting_for_network no route to the
+    /// server (intrapush status --json says waiting-for-network). server and primary_server show the
+    /// token as ***.
     /// primary_server and primary_unreachable_since are set while the daemon is on a fallback
     /// server. commit_running_since is set while a database write has been running for a second
     /// or more without finishing (a stalled disk): the pushes read meanwhile wait, unacknowledged. The retention and prune fields are null when unknown; the counters count since the
     /// database was made (received, stored, duplicates, acknowledged, connections, pruned) or since
     /// the daemon started (the hook's).
     package struct DaemonState: VarlinkStruct {
-        package var state: String
+        package enum State: String, VarlinkValue, CaseIterable {
+            case connecting
+            case connected
+            case reconnecting
+            case rejected
+            case waitingForNetwork = "waiting_for_network"
+            case stopped
+
+            package init(varlink value: JSONValue, at path: String, strict: Bool) throws(VarlinkDecodingError) {
+                guard let text = value.string, let known = Self(rawValue: text) else { throw VarlinkDecodingError(field: path) }
+                self = known
+            }
+
+            package var varlinkJSON: JSONValue { .string(rawValue) }
+        }
+        package var state: State
         package var pid: Int64?
         package var server: String?
         package var primaryServer: String?
@@ -43,7 +59,7 @@ package enum DaemonInterface: VarlinkInterface {
         package var hookTimeouts: Int64
         package var hookDropped: Int64
 
-        package init(state: String, pid: Int64? = nil, server: String? = nil, primaryServer: String? = nil, primaryUnreachableSince: Int64? = nil, connectedSince: Int64? = nil, lastHeartbeatAt: Int64? = nil, lastPushAt: Int64? = nil, commitRunningSince: Int64? = nil, reconnectAttempt: Int64, nextAttemptAt: Int64? = nil, lastError: String? = nil, receivedTotal: Int64, storedTotal: Int64, duplicateTotal: Int64, ackedTotal: Int64, connectionsTotal: Int64, startedAt: Int64? = nil, updatedAt: Int64, retentionDays: Int64? = nil, retentionMaxRows: Int64? = nil, lastPruneAt: Int64? = nil, prunedTotal: Int64, hookRuns: Int64, hookFailures: Int64, hookTimeouts: Int64, hookDropped: Int64) {
+        package init(state: State, pid: Int64? = nil, server: String? = nil, primaryServer: String? = nil, primaryUnreachableSince: Int64? = nil, connectedSince: Int64? = nil, lastHeartbeatAt: Int64? = nil, lastPushAt: Int64? = nil, commitRunningSince: Int64? = nil, reconnectAttempt: Int64, nextAttemptAt: Int64? = nil, lastError: String? = nil, receivedTotal: Int64, storedTotal: Int64, duplicateTotal: Int64, ackedTotal: Int64, connectionsTotal: Int64, startedAt: Int64? = nil, updatedAt: Int64, retentionDays: Int64? = nil, retentionMaxRows: Int64? = nil, lastPruneAt: Int64? = nil, prunedTotal: Int64, hookRuns: Int64, hookFailures: Int64, hookTimeouts: Int64, hookDropped: Int64) {
             self.state = state
             self.pid = pid
             self.server = server

@@ -42,15 +42,16 @@ extension DaemonInterface {
         interface io.intrapush.Daemon
 
         # What the daemon is doing, as intrapush status shows it. Times are Unix milliseconds.
-        # state is one of connecting, connected, reconnecting, rejected (the server refused the
-        # token), waiting-for-network and stopped; server and primary_server show the token as ***.
+        # In state, rejected is the server refusing the token, and waiting_for_network no route to the
+        # server (intrapush status --json says waiting-for-network). server and primary_server show the
+        # token as ***.
         # primary_server and primary_unreachable_since are set while the daemon is on a fallback
         # server. commit_running_since is set while a database write has been running for a second
         # or more without finishing (a stalled disk): the pushes read meanwhile wait, unacknowledged. The retention and prune fields are null when unknown; the counters count since the
         # database was made (received, stored, duplicates, acknowledged, connections, pruned) or since
         # the daemon started (the hook's).
         type DaemonState (
-            state: string,
+            state: (connecting, connected, reconnecting, rejected, waiting_for_network, stopped),
             pid: ?int,
             server: ?string,
             primary_server: ?string,

@@ -1,60 +1,64 @@
 import IntrapushInterface
+import IntrapushStore
 import IntrapushSupport
+
 extension StatusReport {
-    /// `status --json`: one object; times RFC 3339 like `--json` elsewhere, absent ones null.
+    /// Fields `status --json` shows in an object of their own, under their own key there.
+    static let jsonGroups: [(key: String, members: [(field: String, key: String)])] = [
+        ("retention", [("retention_days", "days"), ("retention_max_rows", "max_rows"), ("last_prune_at", "last_prune_at"),
+                       ("pruned_total", "pruned_total")]),
+        ("hook", [("hook_runs", "runs"), ("hook_failures", "failures"), ("hook_timeouts", "timeouts"), ("hook_dropped", "dropped")]),
+    ]
+    /// Fields added after the object was first released: at its end, after the database's.
+    static let jsonLast: Set<String> = ["commit_running_since"]
+
+    /// `status --json`: one object; the live state's fields under their names (`LiveState.fields`),
+    /// times RFC 3339 like `--json` elsewhere, absent ones null.
     package func json() -> String {
         var output = "{\"running\":\(liveness == .running || liveness == .unresponsive)"
         output += ",\"liveness\":\"\(liveness.rawValue)\""
-        func time(_ key: String, _ value: Int64?) {
-            output += ",\"\(key)\":" + (value.map { "\"\(Timestamp.rfc3339(milliseconds: $0))\"" } ?? "null")
+        output += ",\"version\":" + Self.jsonText(daemonVersion)
+        let grouped = Set(Self.jsonGroups.flatMap { $0.members.map(\.field) })
+        for field in LiveState.fields where !grouped.contains(field.name) && !Self.jsonLast.contains(field.name) {
+            if field.name == "primary_server" {
+                output += ",\"fallback\":" + (state.map { $0.primaryServer != nil ? "true" : "false" } ?? "null")
+            }
+            output += ",\"\(field.name)\":" + jsonValue(field)
         }
-        func text(_ key: String, _ value: String?) {
-            output += ",\"\(key)\":"
-            if let value { JSONText.appendQuoted(value, to: &output) } else { output += "null" }
+        for group in Self.jsonGroups {
+            let members = group.members.compactMap { member in
+                LiveState.field(member.field).map { "\"\(member.key)\":" + jsonValue($0) }
+            }
+            output += ",\"\(group.key)\":{" + members.joined(separator: ",") + "}"
         }
-        func number(_ key: String, _ value: Int64?) {
-            output += ",\"\(key)\":" + (value.map { String($0) } ?? "null")
-        }
-        text("version", daemonVersion)
-        text("state", state?.state.rawValue)
-        number("pid", state?.pid.map { Int64($0) })
-        text("server", state?.server)
-        output += ",\"fallback\":" + (state.map { $0.primaryServer != nil ? "true" : "false" } ?? "null")
-        text("primary_server", state?.primaryServer)
-        time("primary_unreachable_since", state?.primaryUnreachableSince)
-        time("connected_since", state?.connectedSince)
-        time("last_heartbeat_at", state?.lastHeartbeatAt)
-        time("last_push_at", state?.lastPushAt)
-        number("reconnect_attempt", state.map { Int64($0.reconnectAttempt) })
-        time("next_attempt_at", state?.nextAttemptAt)
-        text("last_error", state?.lastError)
-        number("received_total", state?.receivedTotal)
-        number("stored_total", state?.storedTotal)
-        number("duplicate_total", state?.duplicateTotal)
-        number("acked_total", state?.ackedTotal)
-        number("connections_total", state?.connectionsTotal)
-        time("started_at", state?.startedAt)
-        time("updated_at", state?.updatedAt)
-        output += ",\"retention\":{"
-        output += "\"days\":" + (state?.retentionDays.map { String($0) } ?? "null")
-        number("max_rows", state?.retentionMaxRows.map { Int64($0) })
-        time("last_prune_at", state?.lastPruneAt)
-        number("pruned_total", state?.prunedTotal)
-        output += "},\"hook\":{"
-        output += "\"runs\":" + (state.map { String($0.hookRuns) } ?? "null")
-        number("failures", state?.hookFailures)
-        number("timeouts", state?.hookTimeouts)
-        number("dropped", state?.hookDropped)
-        output += "}"
         output += ",\"database\":{"
-        output += "\"path\":"
-        JSONText.appendQuoted(database.path, to: &output)
+        output += "\"path\":" + Self.jsonText(database.path)
         output += ",\"size_bytes\":\(database.sizeBytes),\"notifications\":\(database.notifications)"
         output += ",\"unread\":\(database.unread)}"
         output += ",\"outbox_waiting\":\(database.outboxWaiting),\"outbox_oldest_queued_at\":"
         output += database.outboxOldestQueuedAt.map { "\"" + Timestamp.rfc3339(milliseconds: $0) + "\"" } ?? "null"
-        time("commit_running_since", state?.commitRunningSince)  // keys are added at the end
+        for field in LiveState.fields where Self.jsonLast.contains(field.name) {
+            output += ",\"\(field.name)\":" + jsonValue(field)
+        }
         output += "}\n"
+        return output
+    }
+
+    /// A field of the state as JSON; null without a state.
+    private func jsonValue(_ field: LiveState.Field) -> String {
+        guard let state else { return "null" }
+        switch (field.get(state), field.kind) {
+        case (.integer(let time?), .time): return "\"\(Timestamp.rfc3339(milliseconds: time))\""
+        case (.integer(let integer?), _): return String(integer)
+        case (.text(let text?), _): return Self.jsonText(text)
+        default: return "null"
+        }
+    }
+
+    private static func jsonText(_ text: String?) -> String {
+        guard let text else { return "null" }
+        var output = ""
+        JSONText.appendQuoted(text, to: &output)
         return output
     }
 }

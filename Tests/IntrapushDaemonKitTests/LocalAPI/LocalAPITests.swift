@@ -182,7 +182,7 @@ struct LocalAPITests {
         let parameters = try #require(try replies(bob).first?["parameters"])
         let status = try DaemonInterface.Status.Reply(varlink: parameters, at: "", strict: true)
         #expect(status.version == LocalAPIInterfaces.version)
-        #expect(status.state.state == "connected" && status.notifications == 2 && status.unread == 2)
+        #expect(status.state.state == .connected && status.notifications == 2 && status.unread == 2)
     }
 
     @Test("a list without more is bounded: rows past its size ask for more, and with more they come in replies")
