@@ -14,6 +14,8 @@ CLI = os.path.join(ROOT, ".build", "release", "intrapush")
 NOBODY = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"]
 # Another unprivileged user, the one who holds many connections.
 SOMEONE_ELSE = ["setpriv", "--reuid=65533", "--regid=65533", "--clear-groups"]
+# The connections one reader may hold (ConnectionPlaces, docs/operating.md "Limits").
+PERSONS_SHARE = 64
 HOLDER = os.path.join(ROOT, "Tests", "support", "local_api_holder.py")
 
 
@@ -157,8 +159,8 @@ def idle_connection_rows(bench, daemon, database, env):
                 holder.stdin.write("count\n")
                 holder.stdin.flush()
                 held = int(holder.stdout.readline().split()[-1])
-                return held if held <= 32 else None
-            kept.append(wait_for(settled, 30, "the daemon to keep no more than 32 of one user's connections"))
+                return held if held <= PERSONS_SHARE else None
+            kept.append(wait_for(settled, 30, f"the daemon to keep no more than {PERSONS_SHARE} of one user's connections"))
             grown.append((int(proc_status(daemon.pid)["VmRSS"].split()[0]) - before) / 1024)
             descriptors.append(len(os.listdir(f"/proc/{daemon.pid}/fd")))
             beside += count_times(env, per_round)
