@@ -52,7 +52,7 @@ final class LocalAPIServer: Service, Sendable {
         let apiLimits = LocalAPILimits()
         let queries = QueryRunner(
             databasePath: databasePath, eventLoop: eventLoop, maximumWaiting: apiLimits.maximumWaitingQueries,
-            betweenScanPieces: { storeWorker.waitForHeldBackCheckpoint(atMost: 0.05) })
+            betweenScanPieces: { storeWorker.waitForWALToStartOver(atMost: 0.05) })
         let api = LocalAPI(
             limits: apiLimits, outbox: OutboxAcrossLoops(outbox, answeringOn: eventLoop), queries: queries, policy: policy, eventLoop: eventLoop, liveState: liveState, logger: logger)
         let openSubscriptions = api.openSubscriptions

@@ -11,6 +11,12 @@
 /// what came meanwhile is a bulk itself, that is copied beside the writer too; and while the
 /// writer commits a burst, the rest waits for the next bulk: the loop has no time to spare
 /// between two commits, and the copy's two syncs would stall it.
+///
+/// A long reader (a search, piece after piece) holds a snapshot nearly all the time: a copy is
+/// held back, and the WAL cannot start over while any reader uses it, so it grows, and every
+/// commit appends to it, whose sync then writes the file's size too. So from the moment a copy
+/// is due until the WAL has started over, such a reader holds no snapshot between its pieces: it
+/// starts a copy itself if none runs, and waits, briefly, for the WAL to start over.
 struct CheckpointSchedule {
     /// Frames not yet copied that start a copy: SQLite's own automatic checkpoint size.
     static let defaultThreshold = 1000
@@ -44,6 +50,9 @@ struct CheckpointSchedule {
     private(set) var isCopying = false
     /// The writer's last batch was a burst's (`StoreWorker.syncBesideFrom`).
     private(set) var writerIsInBurst = false
+    /// A copy is due or under way and the WAL has not started over since: long readers should
+    /// hold no snapshot between their pieces.
+    private(set) var readersShouldLetGo = false
 
     /// The writer began a batch, a burst's or not.
     mutating func writerBegan(burstBatch: Bool) -> [Action] {
@@ -53,21 +62,31 @@ struct CheckpointSchedule {
 
     /// A commit ended and the WAL is `frames` long (a shorter WAL than before has started over).
     mutating func committed(walFrames frames: Int) -> [Action] {
-        if frames < walFrames { copiedFrames = 0 }
+        if frames < walFrames {
+            copiedFrames = 0
+            readersShouldLetGo = false
+        }
         walFrames = frames
         guard !isCopying, frames - copiedFrames >= threshold else { return [] }
+        isCopying = true
+        readersShouldLetGo = true
+        return [.copyBeside]
+    }
+
+    /// A long reader let its snapshot go between two pieces while a copy was due: the copy
+    /// that readers held back runs again now, unless one is under way.
+    mutating func readerLetGo() -> [Action] {
+        guard readersShouldLetGo, !isCopying, walFrames > copiedFrames else { return [] }
         isCopying = true
         return [.copyBeside]
     }
 
-    /// A long reader waited for a copy that readers had held back, and none ended: the writer
-    /// may be idle, with no commit to queue one. Only once half the threshold waits: a search
-    /// waits between all its pieces, and a copy at each wait (two syncs beside the commits') cost
-    /// the pushes more than the few frames it would copy.
+    /// A long reader waited and the WAL did not start over (the writer may be idle, with no
+    /// write to start it over, or another reader holds it): readers go on until the next copy
+    /// is due, rather than wait at every piece.
     mutating func readerWaitedInVain() -> [Action] {
-        guard !isCopying, walFrames - copiedFrames >= threshold / 2 else { return [] }
-        isCopying = true
-        return [.copyBeside]
+        readersShouldLetGo = false
+        return []
     }
 
     /// A copy ended: the WAL was `walFrames` long as it saw it, and `copied` of them are in the
@@ -79,11 +98,12 @@ struct CheckpointSchedule {
         }
         guard place == .beside, let seen, let copied else {
             isCopying = false
+            if seen == nil { readersShouldLetGo = false }  // failed: nothing to wait for
             return []
         }
         // A reader held the copy back: the WAL cannot start over until it lets go, and copying
-        // the rest on the writer would only cost the pushes the copy's two syncs (the local
-        // API's searches hold snapshots piece after piece, and asked for a copy at every wait).
+        // the rest on the writer would only cost the pushes the copy's two syncs. A long reader
+        // starts the next copy between its pieces (`readerLetGo`).
         guard copied >= seen else {
             isCopying = false
             return []
@@ -92,6 +112,7 @@ struct CheckpointSchedule {
         if walFrames - copiedFrames >= threshold { return [.copyBeside] }
         guard !writerIsInBurst else {
             isCopying = false  // the rest goes with the next bulk, beside the writer
+            readersShouldLetGo = false  // not before the burst ends: readers go on
             return []
         }
         return [.copyRestOnWriter]

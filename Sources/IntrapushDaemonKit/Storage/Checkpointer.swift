@@ -19,9 +19,8 @@ final class Checkpointer: Sendable {
     private let writer: StoreExecutor
     private let schedule: NIOLockedValueBox<CheckpointSchedule>
     private let completed = NIOLockedValueBox(0)
-    /// Whether the last copy stopped short of the WAL's end: a reader still used the frames past
-    /// where it stopped, and until one finishes the WAL cannot start over.
-    private let isHeldBack = ConditionLock(value: false)
+    /// The schedule's `readersShouldLetGo`, for long readers to wait on.
+    private let readersShouldLetGo = ConditionLock(value: false)
 
     /// Opens a second connection to `store`'s database, which must be in WAL mode; the rest of
     /// each copy runs on `writer`, where `store` is written. A copy starts once `threshold`
@@ -41,25 +40,39 @@ final class Checkpointer: Sendable {
 
     /// Called on the writer's loop before each batch is written.
     func writerBegan(burstBatch: Bool) {
-        perform(schedule.withLockedValue { $0.writerBegan(burstBatch: burstBatch) })
+        update { $0.writerBegan(burstBatch: burstBatch) }
     }
 
     /// Called on the writer's loop after each commit with the WAL's length.
     func committed(walPages pages: Int) {
-        perform(schedule.withLockedValue { $0.committed(walFrames: pages) })
+        update { $0.committed(walFrames: pages) }
     }
 
-    /// For a long reader that has just let its snapshot go: when the last copy was held back by
-    /// readers, waits (at most `seconds`) for the next one, which the commits queue, so that the
-    /// WAL is copied back and can start over before the reader takes a snapshot again. When none
-    /// ends in that time the writer may be idle: a copy is queued then.
-    func waitForHeldBackCheckpoint(atMost seconds: Double) {
-        guard isHeldBack.value else { return }
-        if isHeldBack.lock(whenValue: false, timeoutSeconds: seconds) {
-            isHeldBack.unlock()
+    /// For a long reader that has just let its snapshot go, between two pieces: while a copy is
+    /// due and the WAL has not started over, starts the copy that readers held back if none
+    /// runs, and waits (at most `seconds`) for the WAL to start over before the reader takes a
+    /// snapshot again; after a wait in vain readers go on until the next copy is due.
+    func waitForWALToStartOver(atMost seconds: Double) {
+        guard readersShouldLetGo.value else { return }
+        update { $0.readerLetGo() }
+        if readersShouldLetGo.lock(whenValue: false, timeoutSeconds: seconds) {
+            readersShouldLetGo.unlock()
         } else {
-            perform(schedule.withLockedValue { $0.readerWaitedInVain() })
+            update { $0.readerWaitedInVain() }
         }
+    }
+
+    /// Changes the schedule, mirrors what long readers wait on, then does what it says.
+    private func update(_ change: (inout CheckpointSchedule) -> [CheckpointSchedule.Action]) {
+        let actions = schedule.withLockedValue { schedule in
+            let actions = change(&schedule)
+            if readersShouldLetGo.value != schedule.readersShouldLetGo {
+                readersShouldLetGo.lock()
+                readersShouldLetGo.unlock(withValue: schedule.readersShouldLetGo)
+            }
+            return actions
+        }
+        perform(actions)
     }
 
     private func perform(_ actions: [CheckpointSchedule.Action]) {
@@ -88,11 +101,7 @@ final class Checkpointer: Sendable {
 
     private func copyEnded(at place: CheckpointSchedule.Place, _ result: (walFrames: Int, checkpointed: Int)?) {
         if result != nil { completed.withLockedValue { $0 += 1 } }
-        isHeldBack.lock()
-        isHeldBack.unlock(withValue: result.map { $0.checkpointed < $0.walFrames } ?? false)
-        perform(schedule.withLockedValue {
-            $0.copyEnded(at: place, walFrames: result?.walFrames, copied: result?.checkpointed)
-        })
+        update { $0.copyEnded(at: place, walFrames: result?.walFrames, copied: result?.checkpointed) }
     }
 
     /// Waits for a queued copy beside the writer, then stops the thread; the connection closes

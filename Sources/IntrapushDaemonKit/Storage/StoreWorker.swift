@@ -94,10 +94,10 @@ final class StoreWorker: PushCommitter, Sendable {
         var description: String { "switched off by INTRAPUSH_TEST_NO_CHECKPOINTER" }
     }
 
-    /// Between the pieces of a long read elsewhere (the local API's searches): waits, at most
-    /// `seconds`, for a checkpoint that readers held back to finish.
-    func waitForHeldBackCheckpoint(atMost seconds: Double) {
-        checkpointer?.waitForHeldBackCheckpoint(atMost: seconds)
+    /// Between the pieces of a long read elsewhere (the local API's searches): while a copy of
+    /// the WAL is due, waits, at most `seconds`, for the WAL to start over (`Checkpointer`).
+    func waitForWALToStartOver(atMost seconds: Double) {
+        checkpointer?.waitForWALToStartOver(atMost: seconds)
     }
 
     /// A batch of at least this many pushes (a burst's) is synced on `walSyncThread` while the

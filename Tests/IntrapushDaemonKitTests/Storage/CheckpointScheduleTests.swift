@@ -100,14 +100,45 @@ struct CheckpointScheduleTests {
         #expect(schedule.committed(walFrames: 16) == [.copyBeside])
     }
 
-    @Test("a reader that waited in vain queues a copy once half the threshold waits, unless one is under way")
+    @Test("from a copy being due until the WAL starts over, long readers let go between pieces, and one starts again a copy that readers held back")
+    func readersLetGoUntilStartOver() {
+        var schedule = CheckpointSchedule(threshold: 10)
+        #expect(!schedule.readersShouldLetGo)
+        #expect(schedule.readerLetGo() == [], "nothing due")
+        #expect(schedule.committed(walFrames: 10) == [.copyBeside])
+        #expect(schedule.readersShouldLetGo)
+        #expect(schedule.readerLetGo() == [], "a copy runs already")
+        #expect(schedule.copyEnded(at: .beside, walFrames: 10, copied: 4) == [], "held back")
+        #expect(schedule.readersShouldLetGo)
+        #expect(schedule.readerLetGo() == [.copyBeside], "the reader has let go: the copy again")
+        #expect(schedule.committed(walFrames: 12) == [])
+        #expect(schedule.copyEnded(at: .beside, walFrames: 12, copied: 12) == [.copyRestOnWriter])
+        #expect(schedule.copyEnded(at: .writer, walFrames: 12, copied: 12) == [])
+        #expect(schedule.readersShouldLetGo, "until the WAL starts over")
+        #expect(schedule.committed(walFrames: 1) == [])
+        #expect(!schedule.readersShouldLetGo)
+    }
+
+    @Test("a reader that waited in vain, and the readers after it, go on until the next copy is due")
     func readerWaitedInVain() {
-        var schedule = CheckpointSchedule()
-        _ = schedule.committed(walFrames: threshold / 2 - 1)
-        #expect(schedule.readerWaitedInVain() == [], "a few frames: not worth a copy's two syncs beside the commits'")
-        _ = schedule.committed(walFrames: threshold / 2)
-        #expect(schedule.readerWaitedInVain() == [.copyBeside])
-        #expect(schedule.readerWaitedInVain() == [])
-        #expect(schedule.committed(walFrames: threshold) == [])
+        var schedule = CheckpointSchedule(threshold: 10)
+        #expect(schedule.committed(walFrames: 10) == [.copyBeside])
+        #expect(schedule.copyEnded(at: .beside, walFrames: 10, copied: 10) == [.copyRestOnWriter])
+        #expect(schedule.copyEnded(at: .writer, walFrames: 10, copied: 10) == [])
+        #expect(schedule.readerWaitedInVain() == [], "an idle writer: nothing to start the WAL over")
+        #expect(!schedule.readersShouldLetGo)
+        #expect(schedule.readerLetGo() == [])
+    }
+
+    @Test("in a burst, or after a copy that failed, readers do not wait for a start over that is not coming")
+    func noWaitInBurstOrFailure() {
+        var schedule = CheckpointSchedule(threshold: 10)
+        #expect(schedule.writerBegan(burstBatch: true) == [])
+        #expect(schedule.committed(walFrames: 10) == [.copyBeside])
+        #expect(schedule.copyEnded(at: .beside, walFrames: 10, copied: 10) == [], "the rest goes with the next bulk")
+        #expect(!schedule.readersShouldLetGo)
+        #expect(schedule.committed(walFrames: 20) == [.copyBeside])
+        #expect(schedule.copyEnded(at: .beside, walFrames: nil, copied: nil) == [])
+        #expect(!schedule.readersShouldLetGo)
     }
 }
