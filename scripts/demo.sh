@@ -90,7 +90,9 @@ workdir=$(mktemp -d "${TMPDIR:-/tmp}/intrapush-demo.XXXXXX")
 )
 
 step "starting intrapush-devserver on 127.0.0.1, free port, random token"
-# --token-file keeps the token out of the process arguments, as the daemon does.
+# --token-file keeps the token out of the process arguments, as the daemon does. Its output file
+# is made first: the background job opens it only once it runs, after the first read below.
+: >"$workdir/devserver.out"
 "$devserver" serve --listen 127.0.0.1:0 --token-file "$workdir/token" \
     --verify-database "$workdir/notifications.sqlite3" \
     >"$workdir/devserver.out" 2>"$workdir/devserver.log" &

@@ -109,6 +109,9 @@ add_line() { printf '%s\n' "$1" >>"$(ct_path "$test_dropin")"; }
 # --- the devserver ----------------------------------------------------------------------------------
 start_server() {
     (umask 077 && od -An -tx1 -N16 /dev/urandom | tr -d ' \n' >"$scratch/token")
+    # Made before the server is started: the background job opens it only once it runs, and
+    # under load the first read below came first (sed failed on a missing file, ending the run).
+    : >"$scratch/devserver.out"
     "$devserver" serve --listen 127.0.0.1:0 --token-file "$scratch/token" \
         >"$scratch/devserver.out" 2>"$scratch/devserver.log" &
     server_pid=$!
