@@ -6,7 +6,9 @@ func fuzzPushDecoder(_ bytes: [UInt8]) {
     if let text = String(validating: bytes, as: UTF8.self) {
         require(push.payload == .text(text), "a UTF-8 frame is stored as its text")
         if let id = push.messageID, !text.contains("\\") {
-            require(text.contains(id), "the id \(id) is in the frame")
+            // Its bytes: an id that starts with a combining mark joins the quote before it into
+            // one Swift character, so the frame holds it without containing it as characters.
+            require(Array(text.utf8).firstRange(of: Array(id.utf8)) != nil, "the id \(id) is in the frame")
         }
     } else {
         require(push.payload == .binary(bytes) && push.messageID == nil, "other bytes are kept as they came")
@@ -60,7 +62,7 @@ func fuzzNotificationContent(_ bytes: [UInt8]) {
         title: part(0), body: part(1), payload: part(2) ?? "", priority: priority, link: part(3), markup: markup)
     require(!shown.summary.isEmpty && shown.summary.utf8.count <= 256, "a summary within its ceiling")
     require(!shown.summary.utf8.contains(0) && !shown.body.utf8.contains(0), "no NUL")
-    if markup { require(!shown.body.contains("<") && !shown.body.contains(">"), "markup escaped: \(shown.body)") }
+    if markup { require(!shown.body.unicodeScalars.contains("<") && !shown.body.unicodeScalars.contains(">"), "markup escaped: \(shown.body)") }
     if shown.actions.contains(DesktopNotification.openAction) {
         let link = part(3)?.lowercased() ?? ""
         require(link.hasPrefix("http://") || link.hasPrefix("https://") || link.hasPrefix("mailto:"), "only web and mail links open")

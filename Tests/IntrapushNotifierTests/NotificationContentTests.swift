@@ -35,6 +35,13 @@ import Testing
         #expect(NotificationContent.notification(for: record(title: "t", body: text), markup: false).body == text)
     }
 
+    @Test("a markup character followed by a combining mark is escaped too: it is one character to Swift, not to the server")
+    func markupBeforeCombiningMark() {
+        let text = "<\u{301}b>x</b\u{301}>&\u{301}"
+        #expect(NotificationContent.notification(for: record(title: "t", body: text), markup: true).body
+            == "&lt;\u{301}b&gt;x&lt;/b\u{301}&gt;&amp;\u{301}")
+    }
+
     @Test(arguments: [
         (NotificationPriority.minimum, DesktopNotification.Urgency.low), (.low, .low), (.normal, .normal),
         (.high, .critical), (.urgent, .critical),

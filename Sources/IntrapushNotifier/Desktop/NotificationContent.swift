@@ -71,18 +71,19 @@ package enum NotificationContent {
 
     /// `&`, `<`, `>` as entities: the spec's markup is a small XML subset, so a body that reads
     /// `<b>` would otherwise turn bold, and a lone `&` would make some servers drop the body.
+    /// Scalar by scalar: a `<` followed by a combining mark is one Swift character, but still a
+    /// `<` to the server's parser.
     package static func escapedMarkup(_ text: String) -> String {
-        var escaped = ""
-        escaped.reserveCapacity(text.utf8.count)
-        for character in text {
-            switch character {
-            case "&": escaped += "&amp;"
-            case "<": escaped += "&lt;"
-            case ">": escaped += "&gt;"
-            default: escaped.append(character)
+        var escaped = String.UnicodeScalarView()
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "&": escaped.append(contentsOf: "&amp;".unicodeScalars)
+            case "<": escaped.append(contentsOf: "&lt;".unicodeScalars)
+            case ">": escaped.append(contentsOf: "&gt;".unicodeScalars)
+            default: escaped.append(scalar)
             }
         }
-        return escaped
+        return String(escaped)
     }
 
     private static func prepared(_ body: String, markup: Bool) -> String {
