@@ -64,12 +64,14 @@ extension NotificationMarker {
             conditions.append(visibility.sql)
             values += visibility.values
         }
-        let unread = try connection.prepare(
-            "SELECT id, message_id FROM notifications WHERE " + conditions.joined(separator: " AND ") + " ORDER BY id LIMIT \(limit)")
-        try unread.bind(values)
+        let unread = try statement(
+            "SELECT id, message_id FROM notifications WHERE " + conditions.joined(separator: " AND ") + " ORDER BY id LIMIT ?")
+        try unread.bind(values + [.integer(Int64(limit))])
         var found: [(Int64, String?)] = []
-        while try unread.step() { found.append((unread.int64(at: 0), unread.string(at: 1))) }
-        unread.reset()
+        do {
+            defer { unread.reset() }
+            while try unread.step() { found.append((unread.int64(at: 0), unread.string(at: 1))) }
+        }
         let outcome = try markFound(found, for: viewer, at: now, receipts: receipts)
         return MarkPart.Result(outcome: outcome, lastID: found.last?.0 ?? after, upTo: bound, isExhausted: found.count < limit)
     }

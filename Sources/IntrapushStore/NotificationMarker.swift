@@ -19,8 +19,23 @@ package final class NotificationMarker {
         try connection.prepare("UPDATE notifications SET read_at = ? WHERE id = ? AND read_at IS NULL", persistent: true)
     }
 
+    /// Statements whose text names the viewer, prepared once per text: the daemon's marks reuse
+    /// them slice after slice. A host has few people marking at once; past `maximumPrepared`
+    /// texts the cache starts again.
+    private var prepared: [String: Statement] = [:]
+    private static let maximumPrepared = 32
+
     package init(connection: SQLiteConnection) {
         self.connection = connection
+    }
+
+    /// The statement of `sql`, prepared on first use.
+    func statement(_ sql: String) throws -> Statement {
+        if let statement = prepared[sql] { return statement }
+        if prepared.count >= Self.maximumPrepared { prepared = [:] }
+        let statement = try connection.prepare(sql, persistent: true)
+        prepared[sql] = statement
+        return statement
     }
 
     /// What `markRead(ids:at:receipts:)` did.
@@ -72,7 +87,7 @@ package final class NotificationMarker {
     /// `markRead(ids:…)` inside the caller's transaction.
     func markInTransaction(ids: [Int64], for viewer: Viewer, at now: Int64, receipts: ReadReceiptTemplate?) throws -> Outcome {
         let visibility = viewer.visibility(schemaVersion: Schema.latestVersion)
-        let visible = try connection.prepare(
+        let visible = try statement(
             "SELECT message_id, " + viewer.unreadCondition(schemaVersion: Schema.latestVersion)
                 + " FROM notifications WHERE id = ?" + (visibility.map { " AND " + $0.sql } ?? ""))
         var outcome = Outcome()

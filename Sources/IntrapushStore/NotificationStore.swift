@@ -44,6 +44,13 @@ package final class NotificationStore: @unchecked Sendable {
     lazy var marker = NotificationMarker(connection: connection)
     /// The write-ahead log, for the sync of a batch committed with `.byCaller`.
     package let walFile: WALFile
+    /// Commits that wrote to the log, counted once `onCommit` is set: a sync of the log that
+    /// began after commit `n` makes commits up to `n` durable.
+    package private(set) var commitsWritten = 0
+    /// The last of those that SQLite synced in its commit, carrying every commit before it.
+    package private(set) var lastCommitSyncedInCommit = 0
+    /// Inside `syncedByCaller`: commits go without SQLite's sync.
+    private var isSyncedByCaller = false
 
     static let insertSQL = """
         INSERT INTO notifications (message_id, received_at, payload, title, body, priority, link, recipients)
@@ -120,8 +127,10 @@ package final class NotificationStore: @unchecked Sendable {
     /// `SyncInCommitNotRestored` (what `body` wrote may be committed: its caller must stop).
     func syncedByCaller<T>(_ body: () throws -> T) throws -> T {
         try connection.execute("PRAGMA synchronous = NORMAL")
+        isSyncedByCaller = true
         // Every path comes back here (a `defer` could not report a failure).
         let result = Result { try body() }
+        isSyncedByCaller = false
         do {
             try connection.execute("PRAGMA synchronous = FULL")
         } catch {
@@ -149,8 +158,14 @@ package final class NotificationStore: @unchecked Sendable {
 
     /// Reports the WAL's length after each commit, instead of SQLite checkpointing inside the
     /// commit (see `Checkpointer`).
+    /// Counts the commits (`commitsWritten`, `lastCommitSyncedInCommit`) from then on.
     package func onCommit(walPages handler: @escaping (_ walPages: Int) -> Void) {
-        connection.onCommit(walPages: handler)
+        connection.onCommit { [unowned self] pages in
+            // SQLite calls this only after a commit that wrote frames to the log.
+            commitsWritten += 1
+            if !isSyncedByCaller { lastCommitSyncedInCommit = commitsWritten }
+            handler(pages)
+        }
     }
 
     /// Sets the WAL's length in pages past which SQLite checkpoints inside the commit (its

@@ -44,6 +44,25 @@ struct NotificationStoreSyncTests {
         #expect(levelInCommit == 2)
     }
 
+    /// The daemon answers a slice of marks once a sync began after it (`MarkSyncSchedule`): a
+    /// commit counted as synced that SQLite did not sync would answer marks not on disk.
+    @Test("commits are counted only when they wrote, and counted as synced only when SQLite synced them in the commit")
+    func commitsCounted() throws {
+        let directory = try TemporaryDirectory("store")
+        let store = try NotificationStore(path: directory.file())
+        var pages: [Int] = []
+        store.onCommit { pages.append($0) }
+        _ = try store.store([.text("one", id: "1", at: 1)], liveState: nil)
+        #expect((store.commitsWritten, store.lastCommitSyncedInCommit) == (1, 1))
+        _ = try store.store([.text("two", id: "2", at: 2)], syncing: .byCaller) { _ in nil }
+        #expect((store.commitsWritten, store.lastCommitSyncedInCommit) == (2, 1), "committed at NORMAL: not synced")
+        _ = try store.store([.text("one again", id: "1", at: 3)], liveState: nil)
+        #expect((store.commitsWritten, store.lastCommitSyncedInCommit) == (2, 1), "a duplicate writes nothing: no sync")
+        _ = try store.store([.text("three", id: "3", at: 4)], liveState: nil)
+        #expect((store.commitsWritten, store.lastCommitSyncedInCommit) == (3, 3), "its sync carries the one before")
+        #expect(pages.count == 3, "the checkpointer's handler still told of each commit")
+    }
+
     /// The daemon stops on this (exit 74): going on would leave every later write unsynced.
     @Test("when synchronous=FULL cannot be put back after the batch, the store says so, whether the batch committed or failed")
     func levelNotRestored() throws {

@@ -4,14 +4,17 @@ import NIOCore
 
 /// The shell of `MarkSchedule`: the local API's marks, committed on the push loop in slices
 /// between turns of pushes (each slice on the loop's timer, behind what its sockets brought).
-/// While the checkpointer runs, a slice is synced beside the loop as a burst's batch is: the loop
-/// spends on it only the marks' own work, and its marks are answered once the sync returned.
-/// Confined to the push loop.
+/// While the checkpointer runs, a slice is committed without SQLite's sync and made durable by
+/// the next push's sync or beside the loop (`MarkSyncSchedule`): the loop spends on it only the
+/// marks' own work, and its marks are answered once it is durable. Confined to the push loop.
 final class LocalMarks: @unchecked Sendable {
-    /// Ids one slice marks at most: a slice takes about a millisecond and its sync.
-    static let idsPerSlice = 64
+    /// Ids one slice marks at most: short enough that a push arriving during a slice hardly
+    /// waits for it, and its pages add little to the push's sync it rides on.
+    static let idsPerSlice = 16
     /// Between two slices, on the loop's timer: what the sockets brought goes first.
     static let pause: TimeAmount = .microseconds(100)
+    /// While pushes flow, a slice waits for a push's sync, at most a few pushes' time.
+    static let syncs = MarkSyncSchedule(rideFor: .milliseconds(2), flowWindow: .milliseconds(100))
 
     private let executor: StoreExecutor
     private let store: NotificationStore
@@ -20,14 +23,19 @@ final class LocalMarks: @unchecked Sendable {
     /// The daemon stops: what a slice wrote may be committed without SQLite's sync.
     private let stop: @Sendable (any Error) -> Never
     private var schedule: MarkSchedule
+    private var syncs: MarkSyncSchedule
+    /// The slice written and not yet durable.
+    private var written: [MarkPart.Result]?
     private var waiting: [MarkSchedule.JobID: (promise: EventLoopPromise<NotificationMarker.Outcome>, receipts: ReadReceiptTemplate?)] = [:]
     private var nextID = 0
     private var failure: (any Error)?
 
     init(
         executor: StoreExecutor, store: NotificationStore, idsPerSlice: Int = LocalMarks.idsPerSlice,
+        syncs: MarkSyncSchedule = LocalMarks.syncs,
         syncBeside: (@Sendable () -> EventLoopFuture<Void>)?, stop: @escaping @Sendable (any Error) -> Never
     ) {
+        self.syncs = syncs
         self.executor = executor
         self.store = store
         self.syncBeside = syncBeside
@@ -70,15 +78,39 @@ final class LocalMarks: @unchecked Sendable {
                     perform(schedule.sliceFailed())
                     continue
                 }
-                guard let syncBeside else {
+                guard syncBeside != nil else {
                     perform(schedule.sliceCommitted(results))
                     continue
                 }
-                syncBeside().assumeIsolated().whenSuccess { self.perform(self.schedule.sliceCommitted(results)) }
+                written = results
+                perform(syncs.sliceWritten(commit: store.commitsWritten, at: .now()))
             case .complete(let job, let outcome):
                 waiting.removeValue(forKey: job)?.promise.succeed(outcome)
             case .fail(let job):
                 waiting.removeValue(forKey: job)?.promise.fail(failure ?? StoreExecutor.Stopped())
+            }
+        }
+    }
+
+    /// A push's commit was synced: every commit up to `commit` is durable (on the push loop).
+    func pushSynced(through commit: Int) {
+        perform(syncs.pushSynced(through: commit, at: .now()))
+    }
+
+    private func perform(_ actions: [MarkSyncSchedule.Action]) {
+        for action in actions {
+            switch action {
+            case .armTimer(let commit, let deadline):
+                executor.submit(after: deadline - .now()) { isActive in
+                    guard isActive else { return self.stopped() }
+                    self.perform(self.syncs.waitEnded(for: commit, at: .now()))
+                }
+            case .syncBeside(let commit):
+                syncBeside?().assumeIsolated().whenSuccess { self.perform(self.syncs.synced(through: commit)) }
+            case .sliceDurable:
+                guard let results = written else { continue }
+                written = nil
+                perform(schedule.sliceCommitted(results))
             }
         }
     }

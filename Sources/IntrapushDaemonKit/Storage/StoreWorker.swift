@@ -42,7 +42,8 @@ final class StoreWorker: PushCommitter, Sendable {
         store: NotificationStore, initialState: LiveState, eventLoop: any EventLoop, logger: Logger,
         now: @escaping @Sendable () -> NIODeadline = { .now() },
         syncWAL: @escaping @Sendable (WALFile) throws -> Void = { try $0.sync() },
-        checkpoints: CheckpointSettings = CheckpointSettings()
+        checkpoints: CheckpointSettings = CheckpointSettings(),
+        markSyncs: MarkSyncSchedule = LocalMarks.syncs
     ) {
         self.store = store
         self.now = now
@@ -86,7 +87,7 @@ final class StoreWorker: PushCommitter, Sendable {
                 "SQLite's sync of each commit could not be turned back on after a slice of marks; stopping, so that the daemon starts again from what is on disk",
                 error: error, logger: logger)
         }
-        marks = LocalMarks(executor: executor, store: store, syncBeside: checkpointer == nil ? nil : syncMarks, stop: stopMarks)
+        marks = LocalMarks(executor: executor, store: store, syncs: markSyncs, syncBeside: checkpointer == nil ? nil : syncMarks, stop: stopMarks)
     }
 
     /// Why the checkpointer did not start when a test switched it off.
@@ -155,6 +156,8 @@ final class StoreWorker: PushCommitter, Sendable {
         var outcomes: [StoreOutcome]
         var counts: BatchCounts?
         var startedAtUptimeNanoseconds: UInt64
+        /// The store's commits its sync makes durable (`NotificationStore.commitsWritten`).
+        var syncCarries: Int
     }
 
     private func write(_ pushes: [Push], syncing sync: WALSync) throws -> WrittenBatch {
@@ -178,11 +181,14 @@ final class StoreWorker: PushCommitter, Sendable {
                 self.writeLiveState(wasScheduled: true)
             }
         }
-        return WrittenBatch(outcomes: outcomes, counts: counts, startedAtUptimeNanoseconds: started)
+        let carries = sync == .inCommit ? store.lastCommitSyncedInCommit : store.commitsWritten
+        return WrittenBatch(outcomes: outcomes, counts: counts, startedAtUptimeNanoseconds: started, syncCarries: carries)
     }
 
     /// The batch is durable: counted, and its news queued for the observers.
     private func finish(_ written: WrittenBatch) -> CommittedBatch {
+        // A slice of marks written before the batch is durable with it.
+        marks.pushSynced(through: written.syncCarries)
         if let counts = written.counts {
             liveState.withLockedValue { $0.record(counts) }
             // After the acknowledgements: the caller writes them before the loop runs this.

@@ -181,6 +181,43 @@ struct StoreWorkerTests {
         try await shutdown()
     }
 
+    /// While pushes flow, a slice of marks adds no sync of its own: the next push's sync, which
+    /// carries every commit before it to the disk, makes it durable.
+    @Test("while pushes flow, a slice of marks is answered with the next push's sync and nothing is synced beside")
+    func marksRideOnPushes() async throws {
+        let syncsBeside = NIOLockedValueBox(0)
+        let path = directory.file("ride")
+        let store = try NotificationStore(path: path)
+        _ = try store.store((1...10).map { Push.text(#"{"id":"r\#($0)"}"#, id: "r\($0)") }, liveState: nil)
+        let worker = StoreWorker(
+            store: store, initialState: LiveState(state: .connected, updatedAt: 0),
+            eventLoop: loops.next(), logger: Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() }),
+            syncWAL: { file in
+                syncsBeside.withLockedValue { $0 += 1 }
+                try file.sync()
+            },
+            // Waits as long as the test may: only a push's sync can answer the marks.
+            markSyncs: MarkSyncSchedule(rideFor: .hours(1), flowWindow: .hours(1)))
+        let loop = worker.executor.eventLoop
+        let viewer = Viewer(userID: 1000, userName: "alice", visibleNames: nil)
+        _ = try await loop.submit { worker.commit([Push.text(#"{"id":"p1"}"#, id: "p1")], on: loop) }.get().get()
+        let isDone = NIOLockedValueBox(false)
+        let marked = worker.markRead(ids: [1, 2, 3], for: viewer, receipts: nil, on: loop)
+        marked.whenComplete { _ in isDone.withLockedValue { $0 = true } }
+        let reader = try SQLiteConnection(path: path, mode: .readOnly)
+        try await eventually("the slice written on the loop") {
+            try reader.integer("SELECT count(*) FROM notification_reads WHERE reader = 1000") == 3
+        }
+        try await loop.submit {}.get()
+        #expect(!isDone.withLockedValue { $0 }, "not answered before a sync that began after it")
+        _ = try await loop.submit { worker.commit([Push.text(#"{"id":"p2"}"#, id: "p2")], on: loop) }.get().get()
+        try await eventually("the marks answered after the push's sync") { isDone.withLockedValue { $0 } }
+        #expect(try await marked.get().marked == 3)
+        #expect(syncsBeside.withLockedValue { $0 } == 0, "no sync of its own")
+        await worker.shutdown()
+        try await shutdown()
+    }
+
     /// SQLite's own checkpoint runs inside the commits then, where a sync beside would not cover
     /// what it copies: the batch keeps SQLite's sync in its commit.
     @Test("without the checkpointer a burst's batch is synced in its commit: done when commit() returns, nothing synced beside; the log says so once")
