@@ -392,7 +392,9 @@ def main():
                ("outbox", figure_outbox, ["Outbox drain", "Outbox queueing", "Send → server"]),
                ("gate", figure_gate, ["Gate, as nobody", "Gate: 1,000 idle connections of one user", "Gate: push → subscriber",
                                       "Push → ack beside a reader"]),
-               ("neighbours", figure_neighbours, ["Neighbours: push → ack beside oneway marks", "Neighbours: beside a mark of all",
+               ("neighbours", figure_neighbours, ["Neighbours: quiet push → ack p99 / max",
+                                                  "Neighbours: push → ack beside oneway marks", "Neighbours: beside a mark of all",
+                                                  "Neighbours: quiet push → ack p99 / max, 1,000,000 rows",
                                                   "Neighbours: beside four searches", "Neighbours: another reader's page",
                                                   "Neighbours: connections"]),
                ("guarantees", figure_guarantees, ["Guarantees (not timed)"])]
