@@ -12,6 +12,8 @@ mounted again: the reboot. Then:
 - PRAGMA integrity_check is ok (no database at all is ok only if nothing was acknowledged);
 - every push the server saw acknowledged is in `notifications`;
 - every `intrapush send` that exited 0 is in `outbox`;
+- every `intrapush mark-read` answered "marked" (marker.py, beside the sender) is read: while
+  pushes stream, the daemon makes a mark durable with the next push's sync, not one of its own;
 - the daemon starts on the database again and reconnects, the server receives every outbox
   message still queued or sent, every send that exited 0 has reached the server by then, and a
   new push is acknowledged; SIGTERM stops it with 0.
@@ -49,6 +51,7 @@ import restart_rounds
 from harness import CutFSMount, finish, remove_round
 from intrapush_test_support import daemon_environment, start_daemon, stop, wait_for
 from push_server import ACK_TEXT, UPSTREAM_ACK, PushServer
+from marker import Marker
 from sender import Sender
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
@@ -77,9 +80,9 @@ upstream_ack_text = "{upstream_ack}"
 
 
 def inspect(database):
-    """After the reboot: (integrity_check's verdict, push ids stored, {outbox id: state})."""
+    """After the reboot: (integrity_check's verdict, push ids stored, {outbox id: state}, row ids read)."""
     if not os.path.exists(database):
-        return "no database", set(), {}
+        return "no database", set(), {}, set()
     # Read-only: no checkpoint on close, so that the daemon's own recovery is what runs next.
     db = sqlite3.connect(f"file:{database}?mode=ro", uri=True, isolation_level=None)
     try:
@@ -88,9 +91,11 @@ def inspect(database):
         pushes = {row[0] for row in db.execute("SELECT message_id FROM notifications")} \
             if "notifications" in tables else set()
         outbox = dict(db.execute("SELECT message_id, state FROM outbox")) if "outbox" in tables else {}
-        return verdict, pushes, outbox
+        read = {row[0] for row in db.execute("SELECT notification_id FROM notification_reads")} \
+            if "notification_reads" in tables else set()
+        return verdict, pushes, outbox, read
     except sqlite3.DatabaseError as error:
-        return f"error: {error}", set(), {}
+        return f"error: {error}", set(), {}, set()
     finally:
         db.close()
 
@@ -116,7 +121,7 @@ def one_round(number, seed, strict, first_second, options, workdir, variant=""):
     r = dict(number=number, seed=seed, strict=strict, kind=kind, first_second=first_second, variant=variant,
              delay=delay, acked=0, lost=0, verdict="not checked", intact=False, sends=0, sends_lost=0,
              waiting=0, delivered=False, restarted=False, problems=[], stats="", armed_cut="",
-             wal_restarts=0)
+             wal_restarts=0, marks=0, marks_lost=0)
     started = time.monotonic()
     log = open(os.path.join(root, "log"), "ab")  # the daemon's and cutfs's
     sends_log = open(os.path.join(root, "sends.log"), "ab")  # the CLI's complaints
@@ -126,6 +131,7 @@ def one_round(number, seed, strict, first_second, options, workdir, variant=""):
             launched = time.monotonic()
             sender = Sender(os.path.join(options.binaries, "intrapush"), config, environment,
                             number, sends_log)
+            marker = Marker(os.path.join(options.binaries, "intrapush"), config, environment, sends_log)
             try:
                 if burst:
                     wait_for("half the burst acknowledged", lambda: daemon.poll() is not None
@@ -136,6 +142,7 @@ def one_round(number, seed, strict, first_second, options, workdir, variant=""):
                     r["armed_cut"] = restart_rounds.drive(server, fs, daemon, rng)
                 elif first_second:
                     sender.start()
+                    marker.start()
                     time.sleep(max(0.0, launched + delay - time.monotonic()))
                 else:
                     wait_for("the daemon to connect",
@@ -144,6 +151,7 @@ def one_round(number, seed, strict, first_second, options, workdir, variant=""):
                         r["problems"].append(f"the daemon exited {daemon.returncode} before connecting")
                     else:
                         sender.start()
+                        marker.start()
                         time.sleep(delay)  # the random moment is the point: no condition to wait for
                 # Read before the cut: a daemon may well exit 74 once the power is gone.
                 exited_before_cut = daemon.poll()
@@ -155,22 +163,24 @@ def one_round(number, seed, strict, first_second, options, workdir, variant=""):
                 daemon.kill()
                 daemon.wait()
                 sender.halt()
+                marker.halt()
             if first_second and exited_before_cut is not None:
                 r["problems"].append(f"the daemon exited {exited_before_cut} before the cut")
             # Acknowledgements already in the socket's buffer count: the daemon sent them.
             wait_for("the server to see the daemon go", lambda: server.open_connections() == 0)
-        acked, sends, before = server.acked_ids(), list(sender.ok), server.latest()
+        acked, sends, marks, before = server.acked_ids(), list(sender.ok), list(marker.ok), server.latest()
         server.manual = False  # after the reboot the server streams, whatever the round
-        r.update(acked=len(acked), sends=len(sends), send_failures=sender.failures)
+        r.update(acked=len(acked), sends=len(sends), send_failures=sender.failures, marks=len(marks))
 
         with CutFSMount(backing, mountpoint, commands, strict, seed, log):  # the reboot
-            verdict, pushes, outbox = inspect(database)
+            verdict, pushes, outbox, read = inspect(database)
             r["verdict"] = verdict
             # No database at all is a state the daemon may be in when nothing depended on it yet.
-            r["intact"] = verdict == "ok" or (verdict == "no database" and not acked and not sends)
+            r["intact"] = verdict == "ok" or (verdict == "no database" and not acked and not sends and not marks)
             r["lost"] = len(acked - pushes)
             r["first_lost"] = sorted(acked - pushes)[:3]
             r["sends_lost"] = sum(message_id not in outbox for message_id in sends)
+            r["marks_lost"] = sum(row not in read for row in marks)
             waiting = {key for key, state in outbox.items() if state in ("queued", "sent")}
             r["waiting"] = len(waiting)
             daemon = start_daemon(daemon_binary, config, environment, stderr=log)
@@ -203,7 +213,7 @@ def one_round(number, seed, strict, first_second, options, workdir, variant=""):
         log.close()
         sends_log.close()
     r["seconds"] = time.monotonic() - started
-    r["passed"] = (r["lost"] == 0 and r["sends_lost"] == 0 and r["intact"]
+    r["passed"] = (r["lost"] == 0 and r["sends_lost"] == 0 and r["marks_lost"] == 0 and r["intact"]
                    and r["restarted"] and r["delivered"] and not r["problems"])
     return r
 
@@ -220,7 +230,8 @@ def describe(r):
     failures = ",".join(f"{code}:{count}" for code, count in sorted(r.get("send_failures", {}).items(), key=str))
     line = (f"round {r['number']} seed={r['seed']} {kind} {when}: acked={r['acked']} "
             f"lost={r['lost']} integrity={r['verdict']!r} sends={r['sends']} "
-            f"(failed {failures or 0}) sends_lost={r['sends_lost']} waiting={r['waiting']} "
+            f"(failed {failures or 0}) sends_lost={r['sends_lost']} marks={r['marks']} marks_lost={r['marks_lost']} "
+            f"waiting={r['waiting']} "
             f"delivered={'yes' if r['delivered'] else 'NO'} "
             f"restarted={'yes' if r['restarted'] else 'NO'} {r['seconds']:.1f}s "
             f"{'ok' if r['passed'] else 'FAILED'}")
@@ -287,6 +298,8 @@ def main():
     print(f"outbox sends acknowledged: {total('sends')}")
     print(f"outbox sends lost: {total('sends_lost')}")
     print(f"outbox delivered after restart: {total('delivered')}/{n}")
+    print(f"marks answered: {total('marks')}")
+    print(f"marks answered but lost: {total('marks_lost')}")
     print(f"seconds per round (mean): {total('seconds') / max(n, 1):.1f}")
     return finish(workdir, [r for r in results if not r["passed"]], options.keep)
 
