@@ -84,7 +84,16 @@ neighbour_checks() {
     done
     inside sh -c "sleep 120 | python3 /mnt/test/local_api_holder.py $local_api_socket 1000 io.intrapush.Daemon.WhoAmI" >"$scratch/root.out" 2>&1 &
     holders+=($!)
-    await 600 "the holders' connections" bash -c 'for f in "$1"/many-*.out "$1"/root.out; do grep -q "^answer" "$f" || exit 1; done' _ "$scratch"
+    local answered='for f in "$1"/many-*.out "$1"/root.out; do grep -q "^answer" "$f" || exit 1; done'
+    await 600 "the holders' connections" bash -c "$answered" _ "$scratch"
+    if ! bash -c "$answered" _ "$scratch"; then
+        # What each holder that gave no answer printed, and where the holders are.
+        for f in "$scratch"/many-*.out "$scratch"/root.out; do
+            grep -q "^answer" "$f" || echo "      no answer in ${f##*/}: $(tr '\n' ' ' <"$f" | cut -c1-300)"
+        done
+        inside ps -o user,stat,etime,wchan:20,args -C python3 | sed 's/^/      /' | head -20 || true
+        inside ss -x -a state listening | sed 's/^/      /' | head -5 || true
+    fi
     check_that "sixteen uids with no right holding 64 connections each, root 1,000: alice's list is answered" \
         "as alice intrapush list --limit 3 >/dev/null"
     output=$(as carol python3 /mnt/test/local_api_holder.py "$local_api_socket" 0 io.intrapush.Daemon.Status </dev/null 2>&1)
