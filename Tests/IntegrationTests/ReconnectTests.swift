@@ -27,11 +27,12 @@ extension Integration {
             first.process.signal(SIGKILL)
             _ = try await first.process.waitForExit()
             let reader = DaemonDatabase(path: daemon.databasePath)
-            // Refused while the server is away: attempts climb, the status says so.
-            try await eventually("two failed attempts") {
-                (try reader.liveState()?.reconnectAttempt ?? 0) >= 2
+            // Refused while the server is away: attempts climb, the status says so. During each
+            // attempt's dial it says connecting, so both are read from one row, between attempts.
+            try await eventually("two failed attempts, the status saying reconnecting") {
+                let live = try reader.liveState()
+                return (live?.reconnectAttempt ?? 0) >= 2 && live?.state == .reconnecting
             }
-            #expect(try reader.liveState()?.state == .reconnecting)
             #expect(daemon.log.contains("connection refused"))
             #expect(daemon.process.isRunning)
 
