@@ -95,8 +95,10 @@ def click_until_cut(clicks, click, cursor, fs, r, rng):
 
     def accepted(record):
         try:
-            ids = read_unsent(cursor)[1]
+            text, ids = read_unsent(cursor)
         except OSError:  # EIO: the power is off
+            return cut.is_set()
+        if text is None:  # not saved yet, or replaced between the open and the read: read again
             return cut.is_set()
         if not versions or ids != versions[-1]:
             versions.append(ids)

@@ -24,7 +24,11 @@ empty (SQLite's WAL restart); that write fails with EIO. `stats` counts the rest
 before the last cut, however it came.
 
 Names: by default creating, removing and renaming entries (files, directories, sockets, FIFOs)
-is durable at once. With --strict a name is durable only once its directory is fsynced
+is durable at once. Removing or renaming over a file still open is one step, as on a disk
+(`hard_remove`): libfuse would otherwise first rename the open file to `.fuse_hidden…`, and a cut
+between that and the rename itself would leave neither the old file nor the new one under the
+name. The open file is then reached by its handle alone (`flag_nullpath_ok`: no path), so that
+reads, writes, fsync and close go on; fstat fails with ENOENT (libfuse 2 asks it by the name). With --strict a name is durable only once its directory is fsynced
 (strictns.py), as POSIX allows and ext4 does: a directory made and never fsynced into its parent
 is lost in a cut with all it holds.
 
@@ -70,6 +74,7 @@ from strictns import ATTIC, DurableNamespace
 
 class CutFS:
     use_ns = True  # fusepy: times in nanoseconds
+    flag_nullpath_ok = True  # a removed file still open: its operations come with no path
 
     def __init__(self, root, strict, seed):
         self.root = os.path.abspath(root)
@@ -149,7 +154,7 @@ class CutFS:
     # --- files ------------------------------------------------------------------------------
 
     def getattr(self, path, fh=None):
-        st = os.lstat(self.real(path))
+        st = os.fstat(self.handles[fh].fd) if path is None else os.lstat(self.real(path))
         attrs = {key: getattr(st, key) for key in (
             "st_mode", "st_nlink", "st_uid", "st_gid", "st_size", "st_ino", "st_blocks")}
         attrs.update(st_atime=st.st_atime_ns, st_mtime=st.st_mtime_ns, st_ctime=st.st_ctime_ns)
@@ -179,7 +184,7 @@ class CutFS:
 
     def write(self, path, data, offset, fh):
         pending = self.handles[fh]
-        log = path.endswith("-wal")
+        log = path is not None and path.endswith("-wal")
         restarted = log and offset == 0 and len(data) == 32 and pending.size > 0
         pending.write(offset, data)
         self.counts["writes"] += 1
@@ -381,7 +386,7 @@ def main():
     command_socket.serve(args.commands, fs.command)
     # Threads: a held fsync occupies one, and the other operations need others to answer.
     FUSE(fs, args.mountpoint, foreground=True, nothreads=False, allow_other=True, use_ino=True,
-         big_writes=True, fsname="cutfs", subtype="cutfs")
+         big_writes=True, hard_remove=True, fsname="cutfs", subtype="cutfs")
 
 
 if __name__ == "__main__":

@@ -23,6 +23,11 @@ the same file from another thread must answer meanwhile (the operations go on); 
 the fsync returns and the data is durable. Then a second held fsync must fail with EIO at a
 `cut`, rather than wait for a release that will never come. It counts as one more check.
 
+Then names (one more check): a file renamed over, and a file removed, while a reader holds it
+open through the mount, must each change the backing directory in one step, as a disk's rename
+and unlink do: no `.fuse_hidden…` file beside them, which a cut could leave in the old name's
+place. The reader's handle still reads the old file.
+
 Then writes out of order (REORDER, one more check): reorder_writer.py commits without SQLite's
 sync and syncs the log itself before acknowledging, as the daemon does with a burst's batch, and
 stops just after a commit that started the log over, before its own sync; the power goes there.
@@ -188,6 +193,38 @@ def hold_round(workdir):
     return problems
 
 
+def names_round(workdir):
+    """Renaming over and removing open files; returns what went wrong (nothing: passed)."""
+    root = tempfile.mkdtemp(prefix="names-", dir=workdir)
+    backing, mountpoint = os.path.join(root, "backing"), os.path.join(root, "mnt")
+    problems = []
+    with open(os.path.join(root, "log"), "ab") as log, \
+            CutFSMount(backing, mountpoint, os.path.join(root, "commands.sock"), log=log):
+        def put(name, data):
+            with open(os.path.join(mountpoint, name), "wb") as file:
+                file.write(data)
+                file.flush()
+                os.fsync(file.fileno())
+
+        put("state", b"old")
+        put("state.new", b"new")
+        put("gone", b"removed")
+        with open(os.path.join(mountpoint, "state"), "rb") as reader, \
+                open(os.path.join(mountpoint, "gone"), "rb") as removed:
+            os.rename(os.path.join(mountpoint, "state.new"), os.path.join(mountpoint, "state"))
+            os.unlink(os.path.join(mountpoint, "gone"))
+            names = sorted(os.listdir(backing))
+            if names != ["state"]:
+                problems.append(f"the backing directory holds {names}, not just the renamed file")
+            if read_file(os.path.join(backing, "state")) != b"new":
+                problems.append("the renamed-over name does not hold the new file")
+            if reader.read() != b"old":
+                problems.append("the handle open on the renamed-over file no longer reads it")
+            if removed.read() != b"removed":
+                problems.append("the handle open on the removed file no longer reads it")
+    return problems
+
+
 def reorder_round(mode, kind, seed, workdir):
     """One REORDER round: reorder_writer.py at `mode`, cut (`kind`) where it stops."""
     cycles = random.Random(seed).randint(1, 4)
@@ -260,6 +297,11 @@ def main():
         problems = hold_round(workdir)
         passed, failed = passed + (not problems), failed + bool(problems)
         print("HOLD: fsync held until release, reads meanwhile, EIO at a cut -> "
+              + ("as expected" if not problems else "NOT as expected: " + "; ".join(problems)),
+              flush=True)
+        problems = names_round(workdir)
+        passed, failed = passed + (not problems), failed + bool(problems)
+        print("NAMES: renaming over and removing open files, one step each -> "
               + ("as expected" if not problems else "NOT as expected: " + "; ".join(problems)),
               flush=True)
         if args.reorder_rounds and not args.hold_only:
