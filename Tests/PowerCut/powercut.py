@@ -43,6 +43,7 @@ not how far the daemon got by then).
 import argparse
 import os
 import random
+import shutil
 import sqlite3
 import tempfile
 import time
@@ -80,24 +81,32 @@ upstream_ack_text = "{upstream_ack}"
 
 
 def inspect(database):
-    """After the reboot: (integrity_check's verdict, push ids stored, {outbox id: state}, row ids read)."""
+    """After the reboot: (integrity_check's verdict, push ids stored, {outbox id: state}, row ids read).
+
+    Read from a copy of the database and its logs (not the -shm, which recovery rebuilds), opened
+    for writing: a cut in the daemon's first transaction leaves a hot rollback journal, which only a
+    writer may roll back (read-only, SQLite answers "attempt to write a readonly database"). The
+    files on the mount stay as the cut left them, so that the daemon's own recovery runs next."""
     if not os.path.exists(database):
         return "no database", set(), {}, set()
-    # Read-only: no checkpoint on close, so that the daemon's own recovery is what runs next.
-    db = sqlite3.connect(f"file:{database}?mode=ro", uri=True, isolation_level=None)
-    try:
-        verdict = "; ".join(row[0] for row in db.execute("PRAGMA integrity_check"))
-        tables = {row[0] for row in db.execute("SELECT name FROM sqlite_master WHERE type='table'")}
-        pushes = {row[0] for row in db.execute("SELECT message_id FROM notifications")} \
-            if "notifications" in tables else set()
-        outbox = dict(db.execute("SELECT message_id, state FROM outbox")) if "outbox" in tables else {}
-        read = {row[0] for row in db.execute("SELECT notification_id FROM notification_reads")} \
-            if "notification_reads" in tables else set()
-        return verdict, pushes, outbox, read
-    except sqlite3.DatabaseError as error:
-        return f"error: {error}", set(), {}, set()
-    finally:
-        db.close()
+    with tempfile.TemporaryDirectory(prefix="inspect-") as copies:
+        for suffix in ("", "-wal", "-journal"):
+            if os.path.exists(database + suffix):
+                shutil.copyfile(database + suffix, os.path.join(copies, "copy.sqlite3" + suffix))
+        db = sqlite3.connect(os.path.join(copies, "copy.sqlite3"), isolation_level=None)
+        try:
+            verdict = "; ".join(row[0] for row in db.execute("PRAGMA integrity_check"))
+            tables = {row[0] for row in db.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+            pushes = {row[0] for row in db.execute("SELECT message_id FROM notifications")} \
+                if "notifications" in tables else set()
+            outbox = dict(db.execute("SELECT message_id, state FROM outbox")) if "outbox" in tables else {}
+            read = {row[0] for row in db.execute("SELECT notification_id FROM notification_reads")} \
+                if "notification_reads" in tables else set()
+            return verdict, pushes, outbox, read
+        except sqlite3.DatabaseError as error:
+            return f"error: {error}", set(), {}, set()
+        finally:
+            db.close()
 
 
 def one_round(number, seed, strict, first_second, options, workdir, variant=""):
