@@ -50,9 +50,10 @@ struct PushConnectionStateMachine {
     static let normalClosure: UInt16 = 1000
     static let unexpectedCondition: UInt16 = 1011
 
-    internal(set) var state: State = .open(isReadingPaused: false)
+    /// Set only by the events (`+Events.swift`).
+    var state: State = .open(isReadingPaused: false)
     /// Why the connection ended, once known: the first reason wins.
-    internal(set) var closeReason: DisconnectReason?
+    var closeReason: DisconnectReason?
     var commits: WriteCoalescer<Push>
     var isCloseTimeoutScheduled = false
     /// Above this many uncommitted pushes, or this many of their bytes, reading stops until

@@ -22,9 +22,7 @@ struct StoreWorkerTests {
     init() throws {
         directory = try TemporaryDirectory("writer")
         let store = try NotificationStore(path: directory.file())
-        worker = StoreWorker(
-            store: store, initialState: LiveState(state: .connected, updatedAt: 0), eventLoop: loops.next(),
-            logger: Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() }))
+        worker = Self.worker(store, on: loops.next())
     }
 
     func shutdown() async throws {
@@ -36,9 +34,9 @@ struct StoreWorkerTests {
     func commitsWhereItReads() async throws {
         let loop = worker.executor.eventLoop
         let completedAtOnce = try await loop.submit {
-            var isComplete = false
-            worker.commit([.text(#"{"id":"a"}"#, id: "a")], on: loop).whenComplete { _ in isComplete = true }
-            return isComplete
+            let isComplete = NIOLockedValueBox(false)
+            worker.commit([.text(#"{"id":"a"}"#, id: "a")], on: loop).whenComplete { _ in isComplete.withLockedValue { $0 = true } }
+            return isComplete.withLockedValue { $0 }
         }.get()
         #expect(completedAtOnce)
         let reader = try SQLiteConnection(path: directory.file(), mode: .readOnly)
@@ -52,9 +50,7 @@ struct StoreWorkerTests {
         // The burst's commits all happen at one instant, however slow this disk is today; the
         // write after it is scheduled on the loop for a second after that instant.
         let instant = NIODeadline.now()
-        let worker = StoreWorker(
-            store: try NotificationStore(path: directory.file("burst")), initialState: LiveState(state: .connected, updatedAt: 0),
-            eventLoop: loops.next(), logger: Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() }), now: { instant })
+        let worker = Self.worker(try NotificationStore(path: directory.file("burst")), on: loops.next(), now: { instant })
         let loop = worker.executor.eventLoop
         let path = directory.file("burst")
         let rowAfterBurst = try await loop.submit {
@@ -111,14 +107,8 @@ struct StoreWorkerTests {
     @Test("a burst's batch is written on the loop at once and done only once its sync beside returns; a sync that hangs is a stall though the loop's own work finishes")
     func burstSyncedBeside() async throws {
         let release = ConditionLock(value: false)
-        let worker = StoreWorker(
-            store: try NotificationStore(path: directory.file("beside")), initialState: LiveState(state: .connected, updatedAt: 0),
-            eventLoop: loops.next(), logger: Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() }),
-            syncWAL: { file in
-                release.lock(whenValue: true)
-                release.unlock()
-                try file.sync()
-            })
+        let worker = Self.worker(
+            try NotificationStore(path: directory.file("beside")), on: loops.next(), syncWAL: Self.sync(after: release))
         let loop = worker.executor.eventLoop
         let pushes = (0..<StoreWorker.syncBesideFrom).map { index in Push.text(#"{"id":"b\#(index)"}"#, id: "b\(index)") }
         let isDone = NIOLockedValueBox(false)
@@ -155,14 +145,7 @@ struct StoreWorkerTests {
         let path = directory.file("marks")
         let store = try NotificationStore(path: path)
         _ = try store.store((1...10).map { Push.text(#"{"id":"m\#($0)"}"#, id: "m\($0)") }, liveState: nil)
-        let worker = StoreWorker(
-            store: store, initialState: LiveState(state: .connected, updatedAt: 0),
-            eventLoop: loops.next(), logger: Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() }),
-            syncWAL: { file in
-                release.lock(whenValue: true)
-                release.unlock()
-                try file.sync()
-            })
+        let worker = Self.worker(store, on: loops.next(), syncWAL: Self.sync(after: release))
         let loop = worker.executor.eventLoop
         let viewer = Viewer(userID: 1000, userName: "alice", visibleNames: nil)
         let isDone = NIOLockedValueBox(false)
@@ -189,13 +172,8 @@ struct StoreWorkerTests {
         let path = directory.file("ride")
         let store = try NotificationStore(path: path)
         _ = try store.store((1...10).map { Push.text(#"{"id":"r\#($0)"}"#, id: "r\($0)") }, liveState: nil)
-        let worker = StoreWorker(
-            store: store, initialState: LiveState(state: .connected, updatedAt: 0),
-            eventLoop: loops.next(), logger: Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() }),
-            syncWAL: { file in
-                syncsBeside.withLockedValue { $0 += 1 }
-                try file.sync()
-            },
+        let worker = Self.worker(
+            store, on: loops.next(), syncWAL: Self.sync(counting: syncsBeside),
             // Waits as long as the test may: only a push's sync can answer the marks.
             markSyncs: MarkSyncSchedule(rideFor: .hours(1), flowWindow: .hours(1)))
         let loop = worker.executor.eventLoop
@@ -224,21 +202,18 @@ struct StoreWorkerTests {
     func noCheckpointerNoSyncBeside() async throws {
         let syncsBeside = NIOLockedValueBox(0)
         let logs = CapturedLogs()
-        let worker = StoreWorker(
-            store: try NotificationStore(path: directory.file("alone")), initialState: LiveState(state: .connected, updatedAt: 0),
-            eventLoop: loops.next(), logger: Logger(label: "test", factory: { _ in CapturedLogHandler(logs: logs) }),
-            syncWAL: { file in
-                syncsBeside.withLockedValue { $0 += 1 }
-                try file.sync()
-            },
+        let worker = Self.worker(
+            try NotificationStore(path: directory.file("alone")), on: loops.next(),
+            logger: Logger(label: "test", factory: { _ in CapturedLogHandler(logs: logs) }),
+            syncWAL: Self.sync(counting: syncsBeside),
             checkpoints: CheckpointSettings(startsCheckpointer: false))
         let loop = worker.executor.eventLoop
         for batch in 0..<2 {
             let pushes = (0..<StoreWorker.syncBesideFrom).map { index in Push.text(#"{"id":"b\#(batch)-\#(index)"}"#, id: "b\(batch)-\(index)") }
             let completedAtOnce = try await loop.submit {
-                var isComplete = false
-                worker.commit(pushes, on: loop).whenComplete { _ in isComplete = true }
-                return isComplete
+                let isComplete = NIOLockedValueBox(false)
+                worker.commit(pushes, on: loop).whenComplete { _ in isComplete.withLockedValue { $0 = true } }
+                return isComplete.withLockedValue { $0 }
             }.get()
             #expect(completedAtOnce)
         }
@@ -257,9 +232,8 @@ struct StoreWorkerTests {
     @Test("without the checkpointer SQLite checkpoints inside the commits, past the threshold given")
     func noCheckpointerAutomaticCheckpoint() async throws {
         let path = directory.file("automatic")
-        let worker = StoreWorker(
-            store: try NotificationStore(path: path), initialState: LiveState(state: .connected, updatedAt: 0),
-            eventLoop: loops.next(), logger: Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() }),
+        let worker = Self.worker(
+            try NotificationStore(path: path), on: loops.next(),
             checkpoints: CheckpointSettings(threshold: 20, startsCheckpointer: false))
         let loop = worker.executor.eventLoop
         let body = String(repeating: "x", count: 400)
@@ -283,5 +257,39 @@ struct StoreWorkerTests {
             try await worker.commit([.text(#"{"id":"c"}"#, id: "c")], on: worker.executor.eventLoop).get()
         }
         try await loops.shutdownGracefully()
+    }
+}
+
+extension StoreWorkerTests {
+    /// A connected worker on `store`, with the seams a test sets and the daemon's defaults for
+    /// the rest; its logs go nowhere unless the test gives a logger.
+    static func worker(
+        _ store: NotificationStore, on loop: any EventLoop,
+        logger: Logger = Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() }),
+        now: @escaping @Sendable () -> NIODeadline = { .now() },
+        syncWAL: @escaping @Sendable (WALFile) throws -> Void = { try $0.sync() },
+        checkpoints: CheckpointSettings = CheckpointSettings(),
+        markSyncs: MarkSyncSchedule = LocalMarks.syncs
+    ) -> StoreWorker {
+        StoreWorker(
+            store: store, initialState: LiveState(state: .connected, updatedAt: 0), eventLoop: loop, logger: logger,
+            now: now, syncWAL: syncWAL, checkpoints: checkpoints, markSyncs: markSyncs)
+    }
+
+    /// A sync beside the loop that waits until `release` is true, as a disk that stops answering.
+    static func sync(after release: ConditionLock<Bool>) -> @Sendable (WALFile) throws -> Void {
+        { file in
+            release.lock(whenValue: true)
+            release.unlock()
+            try file.sync()
+        }
+    }
+
+    /// A sync beside the loop that counts itself in `count`.
+    static func sync(counting count: NIOLockedValueBox<Int>) -> @Sendable (WALFile) throws -> Void {
+        { file in
+            count.withLockedValue { $0 += 1 }
+            try file.sync()
+        }
     }
 }
