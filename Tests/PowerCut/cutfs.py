@@ -28,9 +28,10 @@ is durable at once. Removing or renaming over a file still open is one step, as 
 (`hard_remove`): libfuse would otherwise first rename the open file to `.fuse_hidden…`, and a cut
 between that and the rename itself would leave neither the old file nor the new one under the
 name. The open file is then reached by its handle alone (`flag_nullpath_ok`: no path), so that
-reads, writes, fsync and close go on; fstat fails with ENOENT (libfuse 2 asks it by the name). With --strict a name is durable only once its directory is fsynced
-(strictns.py), as POSIX allows and ext4 does: a directory made and never fsynced into its parent
-is lost in a cut with all it holds.
+reads, writes, fsync and close go on; fstat fails with ENOENT (libfuse 2 asks it by the name).
+With --strict a name is durable only once its directory is fsynced (strictns.py), as POSIX
+allows and ext4 does: a directory made and never fsynced into its parent is lost in a cut with
+all it holds.
 
 A stalled disk: after `hold` on the command socket every fsync and fdatasync of a file (one
 FUSE operation, `fsync`) waits until `release`, as on a disk that stops answering while reads

@@ -81,7 +81,8 @@ upstream_ack_text = "{upstream_ack}"
 
 
 def inspect(database):
-    """After the reboot: (integrity_check's verdict, push ids stored, {outbox id: state}, row ids read).
+    """After the reboot: (integrity_check's verdict, push ids stored, {outbox id: state}, the
+    notification ids read).
 
     Read from a copy of the database and its logs (not the -shm, which recovery rebuilds), opened
     for writing: a cut in the daemon's first transaction leaves a hot rollback journal, which only a
