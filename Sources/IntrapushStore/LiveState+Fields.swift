@@ -54,6 +54,7 @@ extension LiveState {
         text("server", \.server, .written(schema: 1)),
         text("primary_server", \.primaryServer, .memory),
         optional("primary_unreachable_since", \.primaryUnreachableSince, .memory, kind: .time),
+        text("host_id", \.hostID, .memory),
         optional("connected_since", \.connectedSince, .written(schema: 1), kind: .time),
         optional("last_heartbeat_at", \.lastHeartbeatAt, .written(schema: 1), kind: .time),
         optional("last_push_at", \.lastPushAt, .written(schema: 1), kind: .time),

@@ -62,6 +62,9 @@ package struct LiveState: Sendable, Equatable {
     /// primary. With `primaryUnreachableSince`, known to the running daemon only (not in the row).
     package var primaryServer: String? = nil
     package var primaryUnreachableSince: Int64? = nil
+    /// This host's identity as the server is told it (`Intrapush-Host`). Known to the running
+    /// daemon only.
+    package var hostID: String? = nil
     /// When the database write under way began, while it has not finished for a second or more
     /// (a stalled disk): pushes wait unacknowledged. Known to the running daemon only.
     package var commitRunningSince: Int64? = nil
@@ -70,6 +73,7 @@ package struct LiveState: Sendable, Equatable {
         pid: Int32? = nil,
         state: State,
         server: String? = nil,
+        hostID: String? = nil,
         connectedSince: Int64? = nil,
         lastHeartbeatAt: Int64? = nil,
         lastPushAt: Int64? = nil,
@@ -95,6 +99,7 @@ package struct LiveState: Sendable, Equatable {
         self.pid = pid
         self.state = state
         self.server = server
+        self.hostID = hostID
         self.connectedSince = connectedSince
         self.lastHeartbeatAt = lastHeartbeatAt
         self.lastPushAt = lastPushAt

@@ -140,13 +140,15 @@ extension DevServerCommand {
         static let configuration = CommandConfiguration(abstract: "Queue one push and print its sequence number.")
 
         @OptionGroup var server: ServerOption
-        @Option(help: "The org to push to (default: the server's org).")
+        @Option(help: "The org to push to (default: the server's org); every host of it gets the push.")
         var org: String?
+        @Option(help: "The one host of the org to push to (its Intrapush-Host, as intrapush status shows it).")
+        var host: String?
         @Argument(help: "The push, usually a JSON object such as {\"id\":\"1\",\"title\":\"Hello\"}.")
         var body: String
 
         func run() async throws {
-            print(try await server.client.push(body, org: org))
+            print(try await server.client.push(body, org: org, host: host))
         }
     }
 

@@ -42,6 +42,7 @@ struct Intrapushd: ParsableCommand {
         let environment = ProcessEnvironment.current
         var configured = ConfigurationLoader(environment: environment)
         configured.clientIdentityCheck = ClientTLSIdentity.check  // tls_cert_file/tls_key_file parse and match
+        configured.deriveHostIdentity = MachineHostIdentity.derive  // when host_id is unset
         let loader = configured
         let explicitPath = config
         let loaded: LoadedConfiguration

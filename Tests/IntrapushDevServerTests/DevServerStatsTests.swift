@@ -16,7 +16,7 @@ struct DevServerStatsTests {
             "pings", "pushes_queued", "deliveries", "acks", "acked", "unacked", "ack_mismatches", "hellos", "hellos_refused",
             "idle_drops",
             "acks_before_commit", "dropped_too_large", "close_codes", "last_close_code", "started_monotonic_us",
-            "last_ack_us", "connection_times_us", "ack_latency_us",
+            "last_ack_us", "connection_times_us", "ack_latency_us", "hosts",
         ])
         #expect(object["last_ack_us"] is NSNull)
     }

@@ -5,6 +5,7 @@ enum ConfigurationKey: String, CaseIterable, Sendable {
     case failbackInterval = "failback_interval"
     case org
     case client
+    case hostID = "host_id"
     case tokenFile = "token_file"
     case token
     case tls

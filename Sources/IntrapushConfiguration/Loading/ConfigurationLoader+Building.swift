@@ -52,6 +52,7 @@ extension ConfigurationLoader {
             failbackInterval: failbackInterval == .zero ? nil : failbackInterval,
             org: org ?? "",
             client: nonEmpty(.client, reader: &reader) ?? Configuration.Defaults.client,
+            hostIdentity: hostIdentity(reader: &reader, purpose: purpose),
             token: token.0,
             tokenSource: token.1,
             tls: tls,
@@ -262,9 +263,9 @@ extension ConfigurationLoader {
             reader.reject(.path, "must not contain white space or control characters")
             return Configuration.Defaults.pathTemplate
         }
-        let known: Set<Substring> = ["{client}", "{org}", "{token}"]
+        let known: Set<Substring> = ["{client}", "{org}", "{token}", "{host}"]
         if let unknown = template.ranges(of: /\{[^}]*\}/).map({ template[$0] }).first(where: { !known.contains($0) }) {
-            reader.reject(.path, "unknown placeholder \(unknown); the path may use {client}, {org} and {token}")
+            reader.reject(.path, "unknown placeholder \(unknown); the path may use {client}, {org}, {host} and {token}")
             return Configuration.Defaults.pathTemplate
         }
         return template

@@ -33,6 +33,8 @@ package struct ConfigurationLoader: Sendable {
     /// Parses a client certificate and key (`intrapushd` passes NIOSSL's check); without one,
     /// only readability is checked.
     package var clientIdentityCheck: ClientIdentityCheck?
+    /// Derives this host's identity when `host_id` is unset (`intrapushd` passes systemd's).
+    package var deriveHostIdentity: HostIdentityDerivation?
 
     /// - Parameters:
     ///   - environment: the process environment, for overrides, `CREDENTIALS_DIRECTORY` and `STATE_DIRECTORY`.

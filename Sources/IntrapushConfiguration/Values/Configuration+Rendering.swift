@@ -25,6 +25,11 @@ extension Configuration {
         }
         add("org", string: org)
         add("client", string: client)
+        switch hostIdentity?.origin {
+        case .configured?: add("host_id", string: hostIdentity!.value)
+        case .machine?: lines.append("# host_id: \(hostIdentity!.value), derived from this machine's id for intrapush")
+        case nil: lines.append("# host_id: unknown")
+        }
         lines.append("# token from \(tokenSource)")
         add("token", string: "***")
         add("tls", String(tls))

@@ -16,6 +16,9 @@ package struct Configuration: Sendable, Equatable {
     package var failbackInterval: Duration?
     package var org: String
     package var client: String
+    /// Which host of the fleet this is (`host_id`, else derived from the machine id); `nil` when
+    /// unknown: a loader given no way to derive one (the CLI, the agent, tests).
+    package var hostIdentity: HostIdentity?
     /// The credential in the URL; its description is `***`.
     package var token: Secret
     /// Where the token came from, for messages: `token`, `INTRAPUSH_TOKEN`, `token_file /etc/intrapush/token`.
@@ -30,7 +33,7 @@ package struct Configuration: Sendable, Equatable {
     package var tlsPins: [String]
     /// The HTTP proxy the connection tunnels through (`proxy`, or the environment's); `nil`: direct.
     package var proxy: HTTPProxy?
-    /// The URL path with `{client}`, `{org}` and `{token}` placeholders.
+    /// The URL path with `{client}`, `{org}`, `{host}` and `{token}` placeholders.
     package var pathTemplate: String
     package var heartbeatInterval: Duration
     package var heartbeatText: String
@@ -94,6 +97,7 @@ package struct Configuration: Sendable, Equatable {
         failbackInterval: Duration? = Defaults.failbackInterval,
         org: String,
         client: String = Defaults.client,
+        hostIdentity: HostIdentity? = nil,
         token: Secret,
         tokenSource: String = "token",
         tls: Bool = false,
@@ -137,6 +141,7 @@ package struct Configuration: Sendable, Equatable {
         self.failbackInterval = failbackInterval
         self.org = org
         self.client = client
+        self.hostIdentity = hostIdentity
         self.token = token
         self.tokenSource = tokenSource
         self.tls = tls

@@ -18,11 +18,13 @@ package struct ConnectionSettings: Sendable, Equatable, CustomStringConvertible,
     package var proxy: HTTPProxy?
     /// TCP connect, TLS handshake and upgrade together.
     package var connectTimeout: Duration
-    /// `headers`, `{token}` replaced by the token.
+    /// This host's identity, sent as `Intrapush-Host`; `nil`: none known (no header).
+    package var hostIdentity: String?
+    /// `headers`, `{host}` and `{token}` replaced.
     package var headers: [HandshakeHeader]
     /// Asked for with `Sec-WebSocket-Protocol`; the server must select it.
     package var subprotocol: String?
-    /// `hello_text`, `{token}` filled in for the template's shape (`FrameTemplate`): the first
+    /// `hello_text`, `{host}` and `{token}` filled in for the template's shape (`FrameTemplate`): the first
     /// frame of every connection.
     package var helloText: String?
     package var heartbeatInterval: Duration
@@ -87,10 +89,12 @@ extension Configuration {
             tlsPins: tlsPins,
             proxy: proxy,
             connectTimeout: connectTimeout,
-            headers: headers.map { $0.expanded(token: token.value) },
+            hostIdentity: hostIdentity?.value,
+            headers: headers.map { $0.expanded(token: token.value, host: hostIdentity?.value ?? "") },
             subprotocol: subprotocol,
             helloText: helloText.map {
-                FrameTemplate($0, placeholder: "{token}").filled(with: .numberOrString(token.value))
+                FrameTemplate($0.replacing("{host}", with: hostIdentity?.value ?? ""), placeholder: "{token}")
+                    .filled(with: .numberOrString(token.value))
             },
             heartbeatInterval: heartbeatInterval,
             heartbeatText: heartbeatText,

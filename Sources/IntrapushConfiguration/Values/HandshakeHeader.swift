@@ -29,6 +29,7 @@ package struct HandshakeHeader: Sendable, Equatable {
         "content-length": "the handshake is a GET without a body",
         "transfer-encoding": "the handshake is a GET without a body",
         "intrapush-protocol": "intrapushd sends it itself, naming the protocol's version and profile",
+        "intrapush-host": "intrapushd sends it itself, naming this host; set host_id to choose the name",
     ]
 
     /// Parses `Name: value`: a header name as HTTP defines it, a value without line breaks or
@@ -52,9 +53,10 @@ package struct HandshakeHeader: Sendable, Equatable {
         return .success(HandshakeHeader(name: name, value: value))
     }
 
-    /// The line with `{token}` replaced by `token`.
-    func expanded(token: String) -> HandshakeHeader {
-        HandshakeHeader(name: name, value: value.replacing("{token}", with: token))
+    /// The line with `{host}` replaced by the host's identity, then `{token}` by `token` (in that
+    /// order, so that a token holding the text `{host}` stays as it is).
+    func expanded(token: String, host: String) -> HandshakeHeader {
+        HandshakeHeader(name: name, value: value.replacing("{host}", with: host).replacing("{token}", with: token))
     }
 }
 

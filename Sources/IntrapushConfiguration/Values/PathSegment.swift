@@ -17,6 +17,11 @@ package enum PathSegment {
         return encoded
     }
 
+    /// Whether `scalar` is one of `A–Z a–z 0–9 - . _ ~`, which a path segment carries as it is.
+    package static func isUnreserved(_ scalar: Unicode.Scalar) -> Bool {
+        scalar.isASCII && isUnreserved(UInt8(scalar.value))
+    }
+
     private static func isUnreserved(_ byte: UInt8) -> Bool {
         switch byte {
         case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),

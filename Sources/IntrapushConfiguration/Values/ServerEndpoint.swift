@@ -62,6 +62,7 @@ extension Configuration {
         pathTemplate
             .replacing("{client}", with: PathSegment.percentEncoded(client))
             .replacing("{org}", with: PathSegment.percentEncoded(org))
+            .replacing("{host}", with: PathSegment.percentEncoded(hostIdentity?.value ?? ""))
             .replacing("{token}", with: token)
     }
 }

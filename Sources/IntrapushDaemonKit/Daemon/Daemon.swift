@@ -90,6 +90,7 @@ package struct Daemon {
             store: store,
             initialState: LiveState(
                 pid: getpid(), state: .connecting, server: configuration.endpoint.redactedURL,
+                hostID: configuration.hostIdentity?.value,
                 startedAt: WallClock.nowMilliseconds(), updatedAt: WallClock.nowMilliseconds(),
                 retentionDays: configuration.retentionDays, retentionMaxRows: configuration.retentionMaxRows
             ),

@@ -93,7 +93,8 @@ extension WebSocketDialer {
     /// A plain RFC 6455 `GET`: no body framing (`Content-Length: 0` on a `GET` is what strict
     /// servers such as Python's websockets refuse), the protocol's version and profile (in
     /// `User-Agent` unless `headers` sets one, and always in `Intrapush-Protocol`, which servers
-    /// that know nothing of it ignore), the configured `headers`, the subprotocol. `Upgrade`,
+    /// that know nothing of it ignore), this host's identity (`Intrapush-Host`, which such servers
+    /// ignore too), the configured `headers`, the subprotocol. `Upgrade`,
     /// `Connection` and the `Sec-WebSocket-*` keys are added by NIO's upgraders.
     static func upgradeRequestHead(for settings: ConnectionSettings) -> HTTPRequestHead {
         var headers = HTTPHeaders()
@@ -102,6 +103,9 @@ extension WebSocketDialer {
             headers.add(name: "User-Agent", value: userAgent)
         }
         headers.add(name: "Intrapush-Protocol", value: settings.protocolProfile.headerValue)
+        if let hostIdentity = settings.hostIdentity {
+            headers.add(name: "Intrapush-Host", value: hostIdentity)
+        }
         for header in settings.headers {
             headers.add(name: header.name, value: header.value)
         }

@@ -37,6 +37,10 @@ package enum DisconnectReason: Sendable, Equatable, CustomStringConvertible {
     /// Anything else the channel reported.
     case error(String)
 
+    /// The close code of a server that took a newer connection of this host's identity for this
+    /// one (protocol §10, S-HOST-5): two machines with one identity close each other in turn.
+    package static let replacedByAnotherConnectionOfThisHost = 4409
+
     /// How long the server asked us to wait, if it did.
     package var retryAfter: Duration? {
         if case .serverAskedToWait(let wait, _) = self { return wait }
@@ -69,6 +73,10 @@ package enum DisconnectReason: Sendable, Equatable, CustomStringConvertible {
             return "the server selected subprotocol \(selected) instead of \(requested); check subprotocol in the configuration"
         case .subprotocolMismatch(nil, let selected):
             return "the server selected subprotocol \(selected ?? "?"), which was not asked for; set subprotocol if the server needs it"
+        case .closedByServer(Self.replacedByAnotherConnectionOfThisHost?):
+            return "closed by the server (code \(Self.replacedByAnotherConnectionOfThisHost)): another connection with this host's "
+                + "identity opened; if two machines share it (an image cloned with its machine id), give each its own "
+                + "(systemd-machine-id-setup, or host_id)"
         case .closedByServer(let code?): return "closed by the server (code \(code))"
         case .closedByServer(nil): return "connection closed by the server"
         case .deadPeer: return "no answer from the server (dead peer)"

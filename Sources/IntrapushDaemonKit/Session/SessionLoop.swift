@@ -164,6 +164,7 @@ struct SessionLoop {
             $0.nextAttemptAt = nil
             $0.connectionsTotal += 1
             $0.server = currentEndpoint.redactedURL
+            $0.hostID = configuration.hostIdentity?.value
             $0.primaryServer = machine.isOnFallback ? configuration.endpoint.redactedURL : nil
             $0.primaryUnreachableSince = primaryUnreachableSinceMilliseconds
         }

@@ -14,9 +14,10 @@ package struct DevServerStats: Codable, Sendable, Equatable {
     package var deliveries: Int
     /// Acknowledgement frames received.
     package var acks: Int
-    /// Distinct pushes acknowledged.
+    /// Pushes acknowledged, each host's copy once (a push for an org of three hosts counts three).
     package var acked: Int
-    /// Pushes still waiting for an acknowledgement, over all orgs.
+    /// Copies still waiting for an acknowledgement, over all hosts, and the pushes of orgs that
+    /// no host connected to yet.
     package var unacked: Int
     /// Acknowledgements naming another id than their push's or with nothing to acknowledge, and
     /// text frames that are neither an acknowledgement, a heartbeat, a hello nor a message
@@ -45,6 +46,9 @@ package struct DevServerStats: Codable, Sendable, Equatable {
     package var connectionTimesMicroseconds: [Int]
     /// Flush→acknowledgement latencies of the pushes of the latest steady run (`POST /push/steady`).
     package var ackLatencyMicroseconds: LatencySummary
+    /// Each host the server heard of, by org and `Intrapush-Host` (protocol §10); absent from
+    /// the statistics of servers before it.
+    package var hosts: [DevServerHostStats]?
 
     package init(
         connectionsTotal: Int = 0, connectionsOpen: Int = 0, upgradesRejected: Int = 0,
@@ -79,6 +83,7 @@ package struct DevServerStats: Codable, Sendable, Equatable {
         self.lastAckMicroseconds = lastAckMicroseconds
         self.connectionTimesMicroseconds = connectionTimesMicroseconds
         self.ackLatencyMicroseconds = ackLatencyMicroseconds
+        self.hosts = []
     }
 
     enum CodingKeys: String, CodingKey {
@@ -102,6 +107,7 @@ package struct DevServerStats: Codable, Sendable, Equatable {
         case lastAckMicroseconds = "last_ack_us"
         case connectionTimesMicroseconds = "connection_times_us"
         case ackLatencyMicroseconds = "ack_latency_us"
+        case hosts
     }
 
     package func encode(to encoder: any Encoder) throws {
@@ -130,5 +136,6 @@ package struct DevServerStats: Codable, Sendable, Equatable {
         try container.encode(lastAckMicroseconds, forKey: .lastAckMicroseconds)
         try container.encode(connectionTimesMicroseconds, forKey: .connectionTimesMicroseconds)
         try container.encode(ackLatencyMicroseconds, forKey: .ackLatencyMicroseconds)
+        try container.encode(hosts ?? [], forKey: .hosts)
     }
 }

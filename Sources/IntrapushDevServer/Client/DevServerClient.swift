@@ -35,8 +35,8 @@ package struct DevServerClient: Sendable {
 
     /// Queues a text push for `org` (the server's default org when `nil`); returns its sequence number.
     @discardableResult
-    package func push(_ body: String, org: String? = nil) async throws -> Int {
-        try await queue(ByteBuffer(string: body), contentType: "application/json", org: org)
+    package func push(_ body: String, org: String? = nil, host: String? = nil) async throws -> Int {
+        try await queue(ByteBuffer(string: body), contentType: "application/json", org: org, host: host)
     }
 
     /// Queues a push that is sent as a binary frame; returns its sequence number.
@@ -79,8 +79,11 @@ package struct DevServerClient: Sendable {
         return try await request(.POST, fullPath, expecting: 200).body
     }
 
-    private func queue(_ body: ByteBuffer, contentType: String, org: String?) async throws -> Int {
-        let path = org.map { "/push?org=\(Self.percentEncoded($0))" } ?? "/push"
+    /// For every host of `org` (the server's when `nil`), or for `host` of it alone.
+    private func queue(_ body: ByteBuffer, contentType: String, org: String?, host: String? = nil) async throws -> Int {
+        let query = [org.map { "org=\(Self.percentEncoded($0))" }, host.map { "host=\(Self.percentEncoded($0))" }]
+            .compactMap { $0 }.joined(separator: "&")
+        let path = query.isEmpty ? "/push" : "/push?" + query
         let answer: PushAnswer = try await decode(
             request(.POST, path, headers: ["Content-Type": contentType], body: body, expecting: 202))
         return answer.seq

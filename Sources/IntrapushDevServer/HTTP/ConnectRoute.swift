@@ -1,14 +1,34 @@
 import IntrapushSupport
-/// The parts of a `/connect/{client}/{org}/{token}` path, each percent-decoded exactly once.
+/// The parts of a `/connect/{client}/{org}/{token}` path, each percent-decoded exactly once, and
+/// the host that connects (`Intrapush-Host`).
 struct ConnectRoute: Equatable {
     var client: String
     var org: String
     var token: String
+    /// `Intrapush-Host`, or `HostKey.unnamed` when the client sent none (protocol 1.1 and earlier).
+    var host = HostKey.unnamed
 
-    init(client: String, org: String, token: String) {
+    init(client: String, org: String, token: String, host: String = HostKey.unnamed) {
         self.client = client
         self.org = org
         self.token = token
+        self.host = host
+    }
+
+    /// The longest `Intrapush-Host` taken: a host's key is kept for as long as the server runs.
+    static let longestHost = 64
+
+    /// Whether `value` can name a host: 1 to 64 of `A–Z a–z 0–9 - . _ ~` (protocol §10).
+    static func isValidHost(_ value: String) -> Bool {
+        (1...longestHost).contains(value.utf8.count) && value.utf8.allSatisfy { byte in
+            switch byte {
+            case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
+                UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"),
+                UInt8(ascii: "~"):
+                true
+            default: false
+            }
+        }
     }
 
     /// Parses a request path; `nil` when it is not a well-formed connect path. The token is the
@@ -49,13 +69,15 @@ enum Admission: Equatable {
     /// Refuse with this HTTP status (401 or 403).
     case reject(status: Int)
     case notFound
+    /// `Intrapush-Host` names no host: refused with 400.
+    case badHost
 
     /// Decides on a request URI (and its `Authorization` header) given the accepted token and an
     /// optional forced rejection. A connect path without a token and without the header is refused
     /// as a wrong token.
-    init(uri: String, authorization: String? = nil, token: String, forcedRejectionStatus: Int?) {
+    init(uri: String, authorization: String? = nil, host: String? = nil, token: String, forcedRejectionStatus: Int?) {
         let path = RequestTarget(uri: uri).path
-        guard let route = ConnectRoute(path: path, authorization: authorization) else {
+        guard var route = ConnectRoute(path: path, authorization: authorization) else {
             let isTokenless = path.split(separator: "/", omittingEmptySubsequences: false).count == 4
             self = isTokenless && path.hasPrefix("/connect/") ? .reject(status: 401) : .notFound
             return
@@ -64,7 +86,10 @@ enum Admission: Equatable {
             self = .reject(status: forcedRejectionStatus)
         } else if route.token != token {
             self = .reject(status: 401)
+        } else if let host, !ConnectRoute.isValidHost(host) {
+            self = .badHost
         } else {
+            route.host = host ?? HostKey.unnamed
             self = .accept(route)
         }
     }

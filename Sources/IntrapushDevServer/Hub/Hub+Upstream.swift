@@ -8,30 +8,30 @@ import NIOCore
 
 /// Messages from the daemon's outbox (contract §7): recorded, acknowledged with the upstream
 /// acknowledgement unless told to withhold it, and answered when a reply is set or echo is on.
-/// A reply is a push like any other: queued for the client's org, delivered, acknowledged, and
+/// A reply is a push like any other: queued for the host that asked, delivered, acknowledged, and
 /// delivered again until it is.
 extension Hub {
     /// Records an upstream message; returns the acknowledgement to send back, if any. A message
     /// is taken once by its id: a repeat (the client sends again what it did not see
     /// acknowledged) is recorded and acknowledged again, never answered twice.
     func upstreamReceived(_ text: String, messageID: String, on id: ConnectionID) -> String? {
-        let isRepeat = upstream.distinctIDs.contains(messageID)
-        let org = ledger.org(of: id) ?? configuration.defaultOrg
+        let host = ledger.host(of: id) ?? HostKey(org: configuration.defaultOrg, host: HostKey.unnamed)
+        let isRepeat = upstream.wasTaken(messageID, from: host)
         let wasCommitted = upstreamVerifier?.isCommitted(messageID: messageID) ?? true
         if !wasCommitted {
             logger.error("message \(messageID) arrived before its row was visible in the outbox")
         }
         upstream.received(
-            connection: id, org: org, messageID: messageID, payload: text,
+            connection: id, host: host, messageID: messageID, payload: text,
             receivedAt: microsecondsSinceStart(at: .now()), wasCommitted: wasCommitted)
         logger.debug("message \(messageID) from the client on connection \(id)\(isRepeat ? ", again: acknowledged, not taken twice" : "")")
         if isRepeat {
             // Taken before: its reply, if any, is a push the server keeps until acknowledged.
-        } else if let reply = upstream.takeReply(for: messageID, org: org) {
-            queueReply(reply, to: messageID, org: org)
+        } else if let reply = upstream.takeReply(for: messageID, host: host) {
+            queueReply(reply, to: messageID, host: host)
         } else if upstreamSettings.echoes {
             upstream.answered(messageID)
-            queueReply(text, to: messageID, org: org, member: "echo")
+            queueReply(text, to: messageID, host: host, member: "echo")
         }
         guard !upstreamSettings.withholdsAcknowledgements, let template = upstreamSettings.acknowledgementTemplate else {
             return nil
@@ -41,15 +41,16 @@ extension Hub {
 
     /// `POST /upstream/reply?to=ID`: answers the request now, or when it arrives.
     func setReply(_ reply: String, to messageID: String) {
-        if let org = upstream.setReply(reply, for: messageID) {
-            queueReply(reply, to: messageID, org: org)
+        if let host = upstream.setReply(reply, for: messageID) {
+            queueReply(reply, to: messageID, host: host)
         }
     }
 
-    /// `{"id":"REQUEST","reply":…}` (or `"echo"`; `id` is `reply_to_field`), queued as a push.
-    private func queueReply(_ body: String, to messageID: String, org: String, member: String = "reply") {
+    /// `{"id":"REQUEST","reply":…}` (or `"echo"`; `id` is `reply_to_field`), queued as a push
+    /// for the host that asked.
+    private func queueReply(_ body: String, to messageID: String, host: HostKey, member: String = "reply") {
         let payload = "{\(JSONText.quoted(configuration.replyToField)):\(JSONText.quoted(messageID)),\"\(member)\":\(body)}"
-        _ = queue(payload: ByteBuffer(string: payload), isBinary: false, org: org)
+        _ = queue(payload: ByteBuffer(string: payload), isBinary: false, org: host.org, host: host.host)
     }
 
     /// `GET /upstream[?since=SEQ]`: what was received (after SEQ), in order, and the counts.

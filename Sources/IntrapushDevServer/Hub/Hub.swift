@@ -40,6 +40,8 @@ final class Hub {
     /// While set, nothing is sent and everything received is ignored, as from a dead peer.
     private(set) var isSilenced = false
 
+    /// The close code of a connection replaced by a newer one of the same host (S-HOST-5).
+    static let replacedCloseCode = 4409
     private static let keptHeartbeatTimes = 1000
     private static let keptConnectionTimes = 10_000
 
@@ -64,8 +66,10 @@ final class Hub {
 
     // MARK: Connections
 
-    func admission(forURI uri: String, authorization: String? = nil) -> Admission {
-        Admission(uri: uri, authorization: authorization, token: configuration.token, forcedRejectionStatus: forcedRejectionStatus)
+    func admission(forURI uri: String, authorization: String? = nil, host: String? = nil) -> Admission {
+        Admission(
+            uri: uri, authorization: authorization, host: host, token: configuration.token,
+            forcedRejectionStatus: forcedRejectionStatus)
     }
 
     func upgradeRejected(status: Int, uri: String) {
@@ -80,13 +84,23 @@ final class Hub {
         let id = nextConnectionID
         nextConnectionID += 1
         connections[id] = handler
-        ledger.connectionOpened(id, org: route.org)
+        let replaced = ledger.connectionOpened(id, org: route.org, host: route.host)
         counters.connectionsTotal += 1
         connectionTimes.append(microsecondsSinceStart(at: .now()))
         if connectionTimes.count > Self.keptConnectionTimes {
             connectionTimes.removeFirst()
         }
-        logger.info("connection \(id) opened by client \(route.client) for org \(route.org)")
+        let host = route.host.isEmpty ? "" : ", host \(route.host)"
+        logger.info("connection \(id) opened by client \(route.client) for org \(route.org)\(host)")
+        if let replaced, let older = connections[replaced] {
+            // Two machines with one identity (a cloned image) replace each other in turn: said
+            // once per replacement, so the log shows it.
+            logger.warning(
+                "connection \(replaced) of host \(route.host) (org \(route.org)) replaced by connection \(id); closing it with \(Self.replacedCloseCode)")
+            older.close(
+                code: WebSocketErrorCode(codeNumber: Self.replacedCloseCode),
+                reason: "replaced by a newer connection of this host", awaitingReply: true, drain: false)
+        }
         return id
     }
 
@@ -235,13 +249,19 @@ final class Hub {
 // MARK: - Queueing, control and statistics
 
 extension Hub {
-    /// Queues one push for `org` and starts delivering it; returns its sequence number.
-    func queue(payload: ByteBuffer, isBinary: Bool, org: String) -> Int {
+    /// Queues one push for every host of `org`, or for `host` alone, and starts delivering it;
+    /// returns its sequence number.
+    func queue(payload: ByteBuffer, isBinary: Bool, org: String, host: String? = nil) -> Int {
         let messageID = isBinary ? nil : MessageIDProbe.messageID(in: Array(payload.readableBytesView), field: configuration.idField)
-        let sequenceNumber = ledger.queued(payload: payload, isBinary: isBinary, messageID: messageID, org: org)
+        let sequenceNumber = ledger.queued(payload: payload, isBinary: isBinary, messageID: messageID, org: org, host: host)
+        let recipient = host.map { "host \($0) of org \(org)" } ?? "org \(org)"
         logger.info(
-            "queued push \(sequenceNumber) for org \(org) (\(payload.readableBytes) bytes, id \(messageID ?? "(none)"))")
-        deliverPending(to: org)
+            "queued push \(sequenceNumber) for \(recipient) (\(payload.readableBytes) bytes, id \(messageID ?? "(none)"))")
+        if let host {
+            ledger.deliveryTarget(of: HostKey(org: org, host: host)).map { connections[$0]?.deliverPending() }
+        } else {
+            deliverPending(to: org)
+        }
         return sequenceNumber
     }
 
@@ -271,7 +291,7 @@ extension Hub {
     }
 
     func deliverPending(to org: String) {
-        if let target = ledger.deliveryTarget(of: org) {
+        for target in ledger.deliveryTargets(of: org) {
             connections[target]?.deliverPending()
         }
     }
@@ -338,6 +358,12 @@ extension Hub {
         stats.lastAckMicroseconds = lastAcknowledgementTime.map { microsecondsSinceStart(at: $0) }
         stats.connectionTimesMicroseconds = Array(connectionTimes)
         stats.ackLatencyMicroseconds = latencies.summary
+        stats.hosts = ledger.hostStatistics.sorted { $0.key < $1.key }.map { key, figures in
+            DevServerHostStats(
+                org: key.org, host: key.host, connected: figures.isConnected, connections: figures.connections,
+                replaced: figures.replaced, acked: figures.acknowledged, unacked: figures.unacknowledged,
+                queued: figures.deliverable)
+        }
         return stats
     }
 }

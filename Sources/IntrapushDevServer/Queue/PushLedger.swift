@@ -1,13 +1,17 @@
 import NIOCore
 
-/// Which pushes wait for which org, which connection was sent what, and what was acknowledged.
+/// Which pushes wait for which host, which connection was sent what, and what was acknowledged.
 ///
-/// Pure bookkeeping with no I/O, so the redelivery rules can be tested without sockets:
-/// - each org has one queue of deliverable pushes, in sequence order;
-/// - of the open connections of an org only the newest is sent deliveries;
+/// Pure bookkeeping with no I/O, so the delivery rules (protocol §10) can be tested without sockets:
+/// - each host of an org (`Intrapush-Host`; a client without it is the org's one unnamed host)
+///   has its own queue of deliverable pushes, in sequence order;
+/// - a push for the org goes to every host of it, and is kept (`retainedLimit` of them) for hosts
+///   that connect for the first time later; a push for one host goes to that host alone;
+/// - a named host has one connection: a newer one replaces it (the hub closes the older with
+///   4409); of the unnamed host's connections only the newest is sent deliveries;
 /// - the k-th acknowledgement on a connection acknowledges the k-th push sent on it;
 /// - when a connection ends, what it was sent but did not acknowledge becomes deliverable
-///   again, merged back in sequence order.
+///   again for its host, merged back in sequence order.
 struct PushLedger {
     typealias ConnectionID = Int
 
@@ -21,70 +25,141 @@ struct PushLedger {
         case unexpected
     }
 
-    private struct OrgQueue {
+    private struct HostQueue {
         var deliverable = CircularBuffer<QueuedPush>()
         /// Oldest first; the last one is the delivery target.
         var openConnections: [ConnectionID] = []
+        var statistics = HostStatistics()
+    }
+
+    private struct OrgRecord {
+        /// Its hosts, in the order the server first heard of them.
+        var hosts: [String] = []
+        /// The org's latest pushes, for a host that connects for the first time.
+        var retained = CircularBuffer<QueuedPush>()
+        /// The newest of `retained` that no host was given yet: they wait for the first one.
+        var unclaimed = 0
     }
 
     private struct ConnectionRecord {
-        var org: String
+        var key: HostKey
         var unacknowledged = CircularBuffer<QueuedPush>()
     }
 
-    private var orgs: [String: OrgQueue] = [:]
+    /// How many of an org's pushes are kept for hosts that connect for the first time later.
+    let retainedLimit: Int
+    private var hosts: [HostKey: HostQueue] = [:]
+    private var orgs: [String: OrgRecord] = [:]
     private var connections: [ConnectionID: ConnectionRecord] = [:]
 
     /// The number the next queued push will get.
     private(set) var nextSequenceNumber = 1
     private(set) var pushesQueued = 0
     private(set) var deliveries = 0
-    /// Distinct pushes acknowledged.
+    /// Copies acknowledged (a push for an org of three hosts counts three once all acknowledged).
     private(set) var acknowledged = 0
     private(set) var droppedTooLarge = 0
-    /// Pushes queued and neither acknowledged nor dropped, over all orgs.
+    /// Copies neither acknowledged nor dropped, over all hosts, and the pushes of orgs with no host yet.
     private(set) var unacknowledgedCount = 0
 
-    init() {}
+    init(retainedLimit: Int = 10_000) {
+        self.retainedLimit = retainedLimit
+    }
 
-    /// Queues a push for `org` and returns its sequence number.
+    /// Queues a push for every host of `org`, or for `host` of it alone; returns its sequence number.
     mutating func queued(
-        payload: ByteBuffer, isBinary: Bool, messageID: String?, org: String, isTimed: Bool = false
+        payload: ByteBuffer, isBinary: Bool, messageID: String?, org: String, host: String? = nil, isTimed: Bool = false
     ) -> Int {
         let sequenceNumber = nextSequenceNumber
         nextSequenceNumber += 1
         pushesQueued += 1
-        unacknowledgedCount += 1
         let push = QueuedPush(
             sequenceNumber: sequenceNumber, messageID: messageID, payload: payload, isBinary: isBinary,
             isTimed: isTimed)
-        orgs[org, default: OrgQueue()].deliverable.append(push)
+        if let host {
+            append(push, to: HostKey(org: org, host: host))
+            return sequenceNumber
+        }
+        var record = orgs.removeValue(forKey: org) ?? OrgRecord()
+        for host in record.hosts {
+            append(push, to: HostKey(org: org, host: host))
+        }
+        if record.hosts.isEmpty {
+            record.unclaimed += 1
+            unacknowledgedCount += 1
+        }
+        record.retained.append(push)
+        if record.retained.count > retainedLimit {
+            record.retained.removeFirst()
+            if record.unclaimed > record.retained.count {
+                record.unclaimed -= 1
+                unacknowledgedCount -= 1
+            }
+        }
+        orgs[org] = record
         return sequenceNumber
     }
 
-    /// The connection that deliveries for `org` go to, if one is open.
-    func deliveryTarget(of org: String) -> ConnectionID? {
-        orgs[org]?.openConnections.last
+    private mutating func append(_ push: QueuedPush, to key: HostKey) {
+        addHostIfNew(key)
+        hosts[key]!.deliverable.append(push)
+        unacknowledgedCount += 1
     }
 
-    /// Records a new connection for `org`; being the newest, it becomes the delivery target.
-    /// The org a connection serves.
-    func org(of connection: ConnectionID) -> String? {
-        connections[connection]?.org
+    /// Makes `key` a host of its org; a new one is given the org's retained pushes.
+    private mutating func addHostIfNew(_ key: HostKey) {
+        guard hosts[key] == nil else { return }
+        var record = orgs.removeValue(forKey: key.org) ?? OrgRecord()
+        var queue = HostQueue()
+        queue.deliverable = record.retained
+        unacknowledgedCount += record.retained.count - record.unclaimed
+        record.unclaimed = 0
+        record.hosts.append(key.host)
+        orgs[key.org] = record
+        hosts[key] = queue
     }
 
-    mutating func connectionOpened(_ connection: ConnectionID, org: String) {
-        connections[connection] = ConnectionRecord(org: org)
-        orgs[org, default: OrgQueue()].openConnections.append(connection)
+    /// The connection of each host of `org` that deliveries go to.
+    func deliveryTargets(of org: String) -> [ConnectionID] {
+        (orgs[org]?.hosts ?? []).compactMap { hosts[HostKey(org: org, host: $0)]?.openConnections.last }
+    }
+
+    /// The connection that deliveries for one host go to, if one is open.
+    func deliveryTarget(of key: HostKey) -> ConnectionID? {
+        hosts[key]?.openConnections.last
+    }
+
+    /// The host a connection serves.
+    func host(of connection: ConnectionID) -> HostKey? {
+        connections[connection]?.key
+    }
+
+    /// Records a new connection of a host; being the newest, it becomes its delivery target.
+    ///
+    /// - Returns: The connection it replaces: a named host's older connection, which no longer
+    ///   counts (what it did not acknowledge is deliverable again) and is to be closed with 4409.
+    @discardableResult
+    mutating func connectionOpened(_ connection: ConnectionID, org: String, host: String = HostKey.unnamed) -> ConnectionID? {
+        let key = HostKey(org: org, host: host)
+        addHostIfNew(key)
+        let replaced = key.isNamed ? hosts[key]!.openConnections.last : nil
+        if let replaced {
+            _ = connectionClosed(replaced)
+            hosts[key]!.statistics.replaced += 1
+        }
+        connections[connection] = ConnectionRecord(key: key)
+        hosts[key]!.openConnections.append(connection)
+        hosts[key]!.statistics.connections += 1
+        return replaced
     }
 
     /// Takes the next deliverable push for `connection` and records it as sent on it.
     ///
     /// Returns `nil` when nothing is deliverable or another connection is the delivery target.
     mutating func nextDelivery(to connection: ConnectionID) -> QueuedPush? {
-        guard let org = connections[connection]?.org,
-            orgs[org]?.openConnections.last == connection,
-            let push = orgs[org]?.deliverable.popFirst()
+        guard let key = connections[connection]?.key,
+            hosts[key]?.openConnections.last == connection,
+            let push = hosts[key]?.deliverable.popFirst()
         else { return nil }
         connections[connection]?.unacknowledged.append(push)
         deliveries += 1
@@ -96,9 +171,12 @@ struct PushLedger {
     /// `messageID` is the id the acknowledgement carried, `nil` when it carries none; an empty id
     /// stands for a push without one.
     mutating func acknowledgementReceived(on connection: ConnectionID, messageID: String?) -> Acknowledgement {
-        guard let push = connections[connection]?.unacknowledged.popFirst() else { return .unexpected }
+        guard let key = connections[connection]?.key,
+            let push = connections[connection]?.unacknowledged.popFirst()
+        else { return .unexpected }
         acknowledged += 1
         unacknowledgedCount -= 1
+        hosts[key]?.statistics.acknowledged += 1
         if let messageID, messageID != (push.messageID ?? "") {
             return .mismatched(push, receivedID: messageID)
         }
@@ -118,19 +196,19 @@ struct PushLedger {
         return push
     }
 
-    /// Returns what `connection` did not acknowledge to its org's queue, in sequence order.
+    /// Returns what `connection` did not acknowledge to its host's queue, in sequence order.
     ///
     /// - Returns: The connection that should now be sent deliveries, if pushes became
-    ///   deliverable and another connection of the org is open.
+    ///   deliverable and another connection of the host is open.
     mutating func connectionClosed(_ connection: ConnectionID) -> ConnectionID? {
         guard let record = connections.removeValue(forKey: connection) else { return nil }
-        orgs[record.org]?.openConnections.removeAll { $0 == connection }
-        guard !record.unacknowledged.isEmpty, var queue = orgs[record.org] else { return nil }
-        orgs[record.org] = nil  // keep the queue uniquely referenced while rebuilding it
+        hosts[record.key]?.openConnections.removeAll { $0 == connection }
+        guard !record.unacknowledged.isEmpty, var queue = hosts[record.key] else { return nil }
+        hosts[record.key] = nil  // keep the queue uniquely referenced while rebuilding it
         let merged = (Array(record.unacknowledged) + Array(queue.deliverable))
             .sorted { $0.sequenceNumber < $1.sequenceNumber }
         queue.deliverable = CircularBuffer(merged)
-        orgs[record.org] = queue
+        hosts[record.key] = queue
         return queue.openConnections.last
     }
 
@@ -138,4 +216,43 @@ struct PushLedger {
     func unacknowledgedCount(on connection: ConnectionID) -> Int {
         connections[connection]?.unacknowledged.count ?? 0
     }
+
+    /// Each host's figures, in the order the server first heard of them, org by org.
+    var hostStatistics: [HostKey: HostStatistics] {
+        var figures: [HostKey: HostStatistics] = [:]
+        for (key, queue) in hosts {
+            var statistics = queue.statistics
+            statistics.deliverable = queue.deliverable.count
+            statistics.isConnected = !queue.openConnections.isEmpty
+            statistics.unacknowledged = queue.openConnections.reduce(0) { $0 + unacknowledgedCount(on: $1) }
+            figures[key] = statistics
+        }
+        return figures
+    }
+}
+
+/// A host of an org, as the server tells hosts apart: the `Intrapush-Host` of its upgrade.
+struct HostKey: Hashable, Sendable, Comparable {
+    /// Clients without `Intrapush-Host` (protocol 1.1 and earlier): one host of the org.
+    static let unnamed = ""
+
+    var org: String
+    var host: String
+
+    var isNamed: Bool { host != Self.unnamed }
+
+    static func < (lhs: HostKey, rhs: HostKey) -> Bool {
+        (lhs.org, lhs.host) < (rhs.org, rhs.host)
+    }
+}
+
+/// What `GET /stats` says of one host.
+struct HostStatistics: Equatable, Sendable {
+    /// Connections it opened, and how many of them replaced an open one (S-HOST-5).
+    var connections = 0
+    var replaced = 0
+    var acknowledged = 0
+    var deliverable = 0
+    var unacknowledged = 0
+    var isConnected = false
 }

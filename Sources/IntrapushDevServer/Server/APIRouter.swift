@@ -19,7 +19,9 @@ struct APIRouter {
     func response(to head: HTTPRequestHead, body: ByteBuffer, allocator: ByteBufferAllocator) -> APIResponse {
         let target = RequestTarget(uri: head.uri)
         if ConnectRoute.isConnectPath(target.path) {
-            return connectResponse(uri: head.uri, authorization: head.headers.first(name: "Authorization"))
+            return connectResponse(
+                uri: head.uri, authorization: head.headers.first(name: "Authorization"),
+                host: head.headers.first(name: "Intrapush-Host"))
         }
         switch (head.method, target.path) {
         case (.POST, "/push"):
@@ -29,7 +31,12 @@ struct APIRouter {
                 return .error(.badRequest, "a text push must be UTF-8; send other bytes with Content-Type: application/octet-stream")
             }
             let org = target.query["org"] ?? hub.configuration.defaultOrg
-            let sequenceNumber = hub.queue(payload: body, isBinary: isBinary, org: org)
+            // host=H: for that host alone (protocol §10); without it, for every host of the org.
+            let host = target.query["host"]
+            if let host, !ConnectRoute.isValidHost(host) {
+                return .error(.badRequest, "host must be 1 to \(ConnectRoute.longestHost) of A-Z a-z 0-9 - . _ ~")
+            }
+            let sequenceNumber = hub.queue(payload: body, isBinary: isBinary, org: org, host: host)
             return .json(.accepted, #"{"seq":\#(sequenceNumber)}"#)
         case (.POST, "/push/burst"):
             return burstResponse(query: target.query, allocator: allocator)
@@ -102,8 +109,8 @@ struct APIRouter {
     }
 
     /// A connect path that reached the API was not upgraded: refused, unknown, or not a WebSocket request.
-    private func connectResponse(uri: String, authorization: String?) -> APIResponse {
-        switch hub.admission(forURI: uri, authorization: authorization) {
+    private func connectResponse(uri: String, authorization: String?, host: String?) -> APIResponse {
+        switch hub.admission(forURI: uri, authorization: authorization, host: host) {
         case .reject(let status):
             hub.upgradeRejected(status: status, uri: uri)
             switch status {
@@ -116,6 +123,8 @@ struct APIRouter {
             }
         case .notFound:
             return .error(.notFound, "expected /connect/{client}/{org}/{token}")
+        case .badHost:
+            return .error(.badRequest, "Intrapush-Host must be 1 to \(ConnectRoute.longestHost) of A-Z a-z 0-9 - . _ ~")
         case .accept:
             return .error(.badRequest, "expected a WebSocket upgrade request")
         }

@@ -99,7 +99,8 @@ package final class DevServer: Service, Sendable {
             automaticErrorHandling: true,
             shouldUpgrade: { channel, head in
                 let authorization = head.headers.first(name: "Authorization")
-                guard case .accept = hub.value.admission(forURI: head.uri, authorization: authorization) else {
+                let host = head.headers.first(name: "Intrapush-Host")
+                guard case .accept = hub.value.admission(forURI: head.uri, authorization: authorization, host: host) else {
                     return channel.eventLoop.makeSucceededFuture(nil)
                 }
                 return channel.eventLoop.makeSucceededFuture(HTTPHeaders())
@@ -107,7 +108,9 @@ package final class DevServer: Service, Sendable {
             upgradePipelineHandler: { channel, head in
                 channel.eventLoop.makeCompletedFuture {
                     let authorization = head.headers.first(name: "Authorization")
-                    guard let route = ConnectRoute(path: RequestTarget(uri: head.uri).path, authorization: authorization) else {
+                    let host = head.headers.first(name: "Intrapush-Host")
+                    guard case .accept(let route) = hub.value.admission(forURI: head.uri, authorization: authorization, host: host)
+                    else {
                         throw DevServerError.notAConnectPath
                     }
                     try channel.pipeline.syncOperations.addHandlers(

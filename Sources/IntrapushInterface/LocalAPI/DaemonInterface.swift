@@ -11,7 +11,8 @@ package enum DaemonInterface: VarlinkInterface {
     /// server (intrapush status --json says waiting-for-network). server and primary_server show the
     /// token as ***.
     /// primary_server and primary_unreachable_since are set while the daemon is on a fallback
-    /// server. commit_running_since is set while a database write has been running for a second
+    /// server. host_id is this host's identity as the server is told it (the Intrapush-Host header):
+    /// host_id in the configuration, else derived from the machine id. commit_running_since is set while a database write has been running for a second
     /// or more without finishing (a stalled disk): the pushes read meanwhile wait, unacknowledged. The retention and prune fields are null when unknown; the counters count since the
     /// database was made (received, stored, duplicates, acknowledged, connections, pruned) or since
     /// the daemon started (the hook's).
@@ -36,6 +37,7 @@ package enum DaemonInterface: VarlinkInterface {
         package var server: String?
         package var primaryServer: String?
         package var primaryUnreachableSince: Int64?
+        package var hostID: String?
         package var connectedSince: Int64?
         package var lastHeartbeatAt: Int64?
         package var lastPushAt: Int64?
@@ -59,12 +61,13 @@ package enum DaemonInterface: VarlinkInterface {
         package var hookTimeouts: Int64
         package var hookDropped: Int64
 
-        package init(state: State, pid: Int64? = nil, server: String? = nil, primaryServer: String? = nil, primaryUnreachableSince: Int64? = nil, connectedSince: Int64? = nil, lastHeartbeatAt: Int64? = nil, lastPushAt: Int64? = nil, commitRunningSince: Int64? = nil, reconnectAttempt: Int64, nextAttemptAt: Int64? = nil, lastError: String? = nil, receivedTotal: Int64, storedTotal: Int64, duplicateTotal: Int64, ackedTotal: Int64, connectionsTotal: Int64, startedAt: Int64? = nil, updatedAt: Int64, retentionDays: Int64? = nil, retentionMaxRows: Int64? = nil, lastPruneAt: Int64? = nil, prunedTotal: Int64, hookRuns: Int64, hookFailures: Int64, hookTimeouts: Int64, hookDropped: Int64) {
+        package init(state: State, pid: Int64? = nil, server: String? = nil, primaryServer: String? = nil, primaryUnreachableSince: Int64? = nil, hostID: String? = nil, connectedSince: Int64? = nil, lastHeartbeatAt: Int64? = nil, lastPushAt: Int64? = nil, commitRunningSince: Int64? = nil, reconnectAttempt: Int64, nextAttemptAt: Int64? = nil, lastError: String? = nil, receivedTotal: Int64, storedTotal: Int64, duplicateTotal: Int64, ackedTotal: Int64, connectionsTotal: Int64, startedAt: Int64? = nil, updatedAt: Int64, retentionDays: Int64? = nil, retentionMaxRows: Int64? = nil, lastPruneAt: Int64? = nil, prunedTotal: Int64, hookRuns: Int64, hookFailures: Int64, hookTimeouts: Int64, hookDropped: Int64) {
             self.state = state
             self.pid = pid
             self.server = server
             self.primaryServer = primaryServer
             self.primaryUnreachableSince = primaryUnreachableSince
+            self.hostID = hostID
             self.connectedSince = connectedSince
             self.lastHeartbeatAt = lastHeartbeatAt
             self.lastPushAt = lastPushAt
@@ -89,7 +92,7 @@ package enum DaemonInterface: VarlinkInterface {
             self.hookDropped = hookDropped
         }
 
-        package static let fieldNames: Set<String> = ["state", "pid", "server", "primary_server", "primary_unreachable_since", "connected_since", "last_heartbeat_at", "last_push_at", "commit_running_since", "reconnect_attempt", "next_attempt_at", "last_error", "received_total", "stored_total", "duplicate_total", "acked_total", "connections_total", "started_at", "updated_at", "retention_days", "retention_max_rows", "last_prune_at", "pruned_total", "hook_runs", "hook_failures", "hook_timeouts", "hook_dropped"]
+        package static let fieldNames: Set<String> = ["state", "pid", "server", "primary_server", "primary_unreachable_since", "host_id", "connected_since", "last_heartbeat_at", "last_push_at", "commit_running_since", "reconnect_attempt", "next_attempt_at", "last_error", "received_total", "stored_total", "duplicate_total", "acked_total", "connections_total", "started_at", "updated_at", "retention_days", "retention_max_rows", "last_prune_at", "pruned_total", "hook_runs", "hook_failures", "hook_timeouts", "hook_dropped"]
 
         package init(varlink value: JSONValue, at path: String, strict: Bool) throws(VarlinkDecodingError) {
             let fields = try VarlinkFields(value, at: path, known: Self.fieldNames, strict: strict)
@@ -98,6 +101,7 @@ package enum DaemonInterface: VarlinkInterface {
             server = try fields.optional("server")
             primaryServer = try fields.optional("primary_server")
             primaryUnreachableSince = try fields.optional("primary_unreachable_since")
+            hostID = try fields.optional("host_id")
             connectedSince = try fields.optional("connected_since")
             lastHeartbeatAt = try fields.optional("last_heartbeat_at")
             lastPushAt = try fields.optional("last_push_at")
@@ -129,6 +133,7 @@ package enum DaemonInterface: VarlinkInterface {
                 "server": server.varlinkJSON,
                 "primary_server": primaryServer.varlinkJSON,
                 "primary_unreachable_since": primaryUnreachableSince.varlinkJSON,
+                "host_id": hostID.varlinkJSON,
                 "connected_since": connectedSince.varlinkJSON,
                 "last_heartbeat_at": lastHeartbeatAt.varlinkJSON,
                 "last_push_at": lastPushAt.varlinkJSON,

@@ -46,7 +46,8 @@ extension DaemonInterface {
         # server (intrapush status --json says waiting-for-network). server and primary_server show the
         # token as ***.
         # primary_server and primary_unreachable_since are set while the daemon is on a fallback
-        # server. commit_running_since is set while a database write has been running for a second
+        # server. host_id is this host's identity as the server is told it (the Intrapush-Host header):
+        # host_id in the configuration, else derived from the machine id. commit_running_since is set while a database write has been running for a second
         # or more without finishing (a stalled disk): the pushes read meanwhile wait, unacknowledged. The retention and prune fields are null when unknown; the counters count since the
         # database was made (received, stored, duplicates, acknowledged, connections, pruned) or since
         # the daemon started (the hook's).
@@ -56,6 +57,7 @@ extension DaemonInterface {
             server: ?string,
             primary_server: ?string,
             primary_unreachable_since: ?int,
+            host_id: ?string,
             connected_since: ?int,
             last_heartbeat_at: ?int,
             last_push_at: ?int,

@@ -16,6 +16,7 @@ extension StatusReport {
                     + "pushes wait unacknowledged until it does: check the disk")
             }
             if let server = state.server { field("Server", TerminalText.sanitized(server)) }
+            if let hostID = state.hostID { field("Host identity", TerminalText.sanitized(hostID)) }
             if let primary = state.primaryServer {
                 let since = state.primaryUnreachableSince.map { " since \(describe($0))" } ?? ""
                 field("Fallback", "the primary \(TerminalText.sanitized(primary)) is unreachable\(since)")

@@ -76,3 +76,16 @@ struct HandshakeRequestTests {
             == "the server selected subprotocol chat, which was not asked for; set subprotocol if the server needs it")
     }
 }
+
+@Suite("The host's identity on the upgrade (C-HOST-1)")
+struct HostIdentityHandshakeTests {
+    @Test("Intrapush-Host carries the host's identity on every upgrade; none is sent when none is known")
+    func hostHeader() {
+        var configuration = Configuration(host: "push.corp:8080", org: "acme", token: Secret("t"))
+        #expect(!WebSocketDialer.upgradeRequestHead(for: configuration.connection).headers.contains(name: "Intrapush-Host"))
+        configuration.hostIdentity = HostIdentity(value: "c3a99bba21c84a0f90440fa88a49d498", origin: .machine)
+        let head = WebSocketDialer.upgradeRequestHead(for: configuration.connection)
+        #expect(head.headers["Intrapush-Host"] == ["c3a99bba21c84a0f90440fa88a49d498"])
+        #expect(head.uri == "/connect/linux/acme/t", "the default path does not change: the header carries the host")
+    }
+}
