@@ -126,8 +126,11 @@ let package = Package(
             ]
         ),
         // `make fleet-sim`: the daemon's own session machine driven for a simulated fleet.
-        .target(name: "IntrapushFleetSimulation", dependencies: ["IntrapushDaemonKit"]),
-        .executableTarget(name: "intrapush-fleet-sim", dependencies: ["IntrapushFleetSimulation", "IntrapushDaemonKit"]),
+        // and a fleet under one token, each host its own identity, against a running devserver.
+        .target(name: "IntrapushFleetSimulation", dependencies: ["IntrapushDaemonKit", "IntrapushDevServer"]),
+        .executableTarget(
+            name: "intrapush-fleet-sim",
+            dependencies: ["IntrapushFleetSimulation", "IntrapushDaemonKit", "IntrapushDevServer", "IntrapushSupport"]),
         // What every test target shares: temporary directories and waiting. A library no product
         // links, so release builds of the programs never compile it.
         .target(name: "TestSupport", dependencies: ["IntrapushInterface", "IntrapushStore"], path: "Tests/TestSupport"),

@@ -9,10 +9,10 @@ goes to stderr; the table goes to stdout and to .build/bench.md.
 --smoke runs every figure once on tiny sizes and only checks that each was produced and that the
 guarantees hold (exit 1 otherwise); it compares nothing with the targets.
 """
-import os, shutil, signal, socket, sqlite3, statistics, subprocess, sys, time
+import json, os, shutil, signal, socket, sqlite3, statistics, subprocess, sys, time
 
 from bench_baseline import bare_batched_rate
-from bench_support import (DAEMON, DEVSERVER, ORG, ROOT, Bench, parse_options, table, BenchError, DevServer,
+from bench_support import (DAEMON, DEVSERVER, FLEET_SIM, ORG, ROOT, Bench, parse_options, table, BenchError, DevServer,
                            Interrupted, NotifyListener, Row, log, now_us, proc_status, runs, summarise, tail,
                            task_cpu_and_switches, thread_cpu_by_name, wait_for)
 from bench_outbox import figure_outbox
@@ -267,8 +267,11 @@ def figure_fleet(bench):
     for index in range(size):
         daemon_directory = os.path.join(directory, f"d{index:03d}")
         os.makedirs(daemon_directory)
+        # Each daemon its own identity: on one machine they would all derive the same one, and the
+        # server would take each for the last one's second connection (S-HOST-5).
         config = bench.write_config("daemon", port, os.path.join(daemon_directory, "notifications.sqlite3"),
-                                    heartbeat=10, reconnect_min=low, reconnect_max=high)
+                                    heartbeat=10, reconnect_min=low, reconnect_max=high,
+                                    extra=f'host_id = "bench-fleet-{index:03d}"\n')
         daemons.append(bench.start_daemon(config, log_path=os.path.join(directory, "daemons.log")))
     try:
         wait_for(lambda: server.stats()["connections_open"] == size, 60 + size / 5, f"{size} daemons to connect", 0.1)
@@ -308,7 +311,37 @@ def figure_fleet(bench):
                    "same run, from the new server's start")
     back_row.values = (f"{all_back:.2f} s",) * 3
     back_row.met = all_back <= low + 1
-    return [row, back_row]
+    return [row, back_row, fleet_delivery(bench)]
+
+
+def fleet_delivery(bench):
+    """Hosts under one token, each its own identity (protocol §10): every push for the org must reach
+    every host exactly once, as the hosts and the server count it (intrapush-fleet-sim deliver)."""
+    hosts, pushes = bench.options.fleet_hosts, 10
+    server = DevServer(bench, "fleet-delivery-server")
+    try:
+        answer = subprocess.run(
+            [FLEET_SIM, "deliver", "--server", f"127.0.0.1:{server.port}", "--token-file", bench.token_file,
+             "--org", ORG, "--hosts", str(hosts), "--pushes", str(pushes)],
+            capture_output=True, text=True, timeout=600)
+    finally:
+        server.stop()
+    lines = answer.stdout.strip().splitlines()
+    if not lines:
+        raise BenchError(f"intrapush-fleet-sim deliver printed nothing (exit {answer.returncode}): {answer.stderr.strip()}")
+    report = json.loads(lines[-1])
+    log(f"  fleet: {hosts} hosts under one token, {pushes} pushes for the org: {report['exact_hosts']} hosts read each "
+        f"exactly once, {report['duplicates']} duplicates, {report['missing']} missing; the server sent "
+        f"{report['server_deliveries']} and was acknowledged {report['server_acknowledged']}; connected in "
+        f"{report['connect_s']} s, delivered in {report['deliver_s']} s")
+    row = Row(f"Fleet: {pushes} pushes for the org to {hosts:,} hosts under one token",
+              "every host reads each exactly once",
+              f"{hosts} WebSocket clients of intrapush-fleet-sim, each with its own Intrapush-Host, one token; "
+              f"{pushes} pushes for the org through the devserver; the hosts' and the server's counts; 1 run")
+    row.values = (f"{report['exact_hosts']:,} of {hosts:,} exact, {report['duplicates']} duplicates, "
+                  f"{report['missing']} missing; {report['deliver_s']} s",) * 3
+    row.met = bool(report["exact"]) and answer.returncode == 0
+    return row
 
 
 def figure_guarantees(bench):
@@ -388,7 +421,7 @@ def main():
                                             "Raw-socket latency", "Raw-socket ÷ bare commit"]),
                ("idle", figure_idle, ["Idle memory and CPU"]),
                ("start", figure_start, ["Start to READY=1"]),
-               ("fleet", figure_fleet, ["Fleet"]),
+               ("fleet", figure_fleet, ["Fleet", "Fleet: reconnected", "Fleet: pushes for the org"]),
                ("outbox", figure_outbox, ["Outbox drain", "Outbox queueing", "Send → server"]),
                ("gate", figure_gate, ["Gate, as nobody", "Gate: 1,000 idle connections of one user", "Gate: push → subscriber",
                                       "Push → ack beside a reader"]),

@@ -17,6 +17,7 @@ RELEASE = os.environ.get("INTRAPUSH_BENCH_RELEASE") or os.path.join(ROOT, ".buil
 # INTRAPUSH_BENCH_DAEMON: another build of the daemon (a release before, say) against the same devserver.
 DAEMON = os.environ.get("INTRAPUSH_BENCH_DAEMON") or os.path.join(RELEASE, "intrapushd")
 DEVSERVER = os.path.join(RELEASE, "intrapush-devserver")
+FLEET_SIM = os.path.join(RELEASE, "intrapush-fleet-sim")
 TOKEN = "bench-throwaway-token"
 ORG = "acme"
 MiB = 1024 * 1024
@@ -369,15 +370,16 @@ def parse_options():
     parser.add_argument("--watchdog", type=float, help="WATCHDOG_USEC of the idle daemon, s (30, the unit's)")
     parser.add_argument("--start-runs", type=int, help="runs of start to READY=1 (11)")
     parser.add_argument("--fleet", type=int, help="daemons in the fleet (200)")
+    parser.add_argument("--fleet-hosts", type=int, help="simulated hosts under one token for the org's pushes (1000)")
     parser.add_argument("--reconnect-min", type=float, help="reconnect_min of the fleet, s (1, the default)")
     parser.add_argument("--reconnect-max", type=float, help="reconnect_max of the fleet, s (60, the default)")
     parser.add_argument("--only", help="comma-separated figures to run: ingest,generator,latency,idle,start,fleet,outbox,"
                                        "gate,neighbours,guarantees (default all)")
     options = parser.parse_args()
     full = dict(burst=100_000, runs=5, prefill=1_000_000, steady_count=10_000, steady_rate=1000, steady_runs=3,
-                heartbeat=10, idle_wait=25, cpu_window=60, watchdog=30, start_runs=11, fleet=200, reconnect_min=1, reconnect_max=60)
+                heartbeat=10, idle_wait=25, cpu_window=60, watchdog=30, start_runs=11, fleet=200, fleet_hosts=1000, reconnect_min=1, reconnect_max=60)
     smoke = dict(burst=2_000, runs=1, prefill=20_000, steady_count=300, steady_rate=1000, steady_runs=1, heartbeat=1,
-                 idle_wait=2, cpu_window=1, watchdog=1, start_runs=3, fleet=10, reconnect_min=0.2, reconnect_max=1)
+                 idle_wait=2, cpu_window=1, watchdog=1, start_runs=3, fleet=10, fleet_hosts=20, reconnect_min=0.2, reconnect_max=1)
     for key, value in (smoke if options.smoke else full).items():
         if getattr(options, key) is None:
             setattr(options, key, value)

@@ -16,6 +16,10 @@ package struct BenchClient: Service, Sendable {
     package var path: String
     /// The text of every acknowledgement.
     package var acknowledgementText: String
+    /// Sent as `Intrapush-Host`; `nil`: none, as a client of protocol 1.1.
+    package var hostIdentity: String?
+    /// Told of every push as it is read, on the connection's loop.
+    package var onPush: (@Sendable (ByteBuffer) -> Void)?
     let eventLoopGroup: any EventLoopGroup
 
     /// How long the server may take to answer our close frame.
@@ -23,11 +27,14 @@ package struct BenchClient: Service, Sendable {
 
     package init(
         server: ServerAddress, path: String, acknowledgementText: String = "received message",
+        hostIdentity: String? = nil, onPush: (@Sendable (ByteBuffer) -> Void)? = nil,
         eventLoopGroup: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton
     ) {
         self.server = server
         self.path = path
         self.acknowledgementText = acknowledgementText
+        self.hostIdentity = hostIdentity
+        self.onPush = onPush
         self.eventLoopGroup = eventLoopGroup
     }
 
@@ -61,6 +68,8 @@ package struct BenchClient: Service, Sendable {
         let server = self.server
         let path = self.path
         let acknowledgementText = self.acknowledgementText
+        let hostIdentity = self.hostIdentity
+        let onPush = self.onPush
         let upgrade: EventLoopFuture<(any Channel)?> = try await ClientBootstrap(group: eventLoopGroup)
             .channelOption(.socketOption(.tcp_nodelay), value: 1)
             .connect(host: server.host, port: server.port) { channel in
@@ -70,13 +79,14 @@ package struct BenchClient: Service, Sendable {
                         upgradePipelineHandler: { channel, _ in
                             channel.eventLoop.makeCompletedFuture {
                                 try channel.pipeline.syncOperations.addHandler(
-                                    BenchClientHandler(acknowledgementText: acknowledgementText))
+                                    BenchClientHandler(acknowledgementText: acknowledgementText, onPush: onPush))
                                 return channel
                             }
                         }
                     )
                     var headers = HTTPHeaders()
                     headers.add(name: "Host", value: server.description)
+                    if let hostIdentity { headers.add(name: "Intrapush-Host", value: hostIdentity) }
                     let configuration = NIOTypedHTTPClientUpgradeConfiguration(
                         upgradeRequestHead: HTTPRequestHead(version: .http1_1, method: .GET, uri: path, headers: headers),
                         upgraders: [upgrader],

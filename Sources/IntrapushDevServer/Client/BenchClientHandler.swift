@@ -11,20 +11,24 @@ final class BenchClientHandler: ChannelInboundHandler {
     typealias OutboundOut = WebSocketFrame
 
     private let acknowledgement: ByteBuffer
+    /// Told of every push as it is read (on the channel's loop), for counting what arrived.
+    private let onPush: (@Sendable (ByteBuffer) -> Void)?
     // Masking keys need not be secret against our own server; the system generator would cost a
     // syscall per frame.
     private var maskingKeys = SplitMix64(seed: 0x1E55_DA7A)
     private var hasUnflushedWrites = false
     private var isClosing = false
 
-    init(acknowledgementText: String) {
+    init(acknowledgementText: String, onPush: (@Sendable (ByteBuffer) -> Void)? = nil) {
         acknowledgement = ByteBuffer(string: acknowledgementText)
+        self.onPush = onPush
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         let frame = unwrapInboundIn(data)
         switch frame.opcode {
         case .text where frame.fin, .binary where frame.fin:
+            onPush?(frame.unmaskedData)
             write(.text, acknowledgement, context: context)
         case .ping:
             write(.pong, frame.unmaskedData, context: context)

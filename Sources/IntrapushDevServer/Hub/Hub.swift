@@ -361,7 +361,7 @@ extension Hub {
         stats.hosts = ledger.hostStatistics.sorted { $0.key < $1.key }.map { key, figures in
             DevServerHostStats(
                 org: key.org, host: key.host, connected: figures.isConnected, connections: figures.connections,
-                replaced: figures.replaced, acked: figures.acknowledged, unacked: figures.unacknowledged,
+                replaced: figures.replaced, deliveries: figures.deliveries, acked: figures.acknowledged, unacked: figures.unacknowledged,
                 queued: figures.deliverable)
         }
         return stats

@@ -163,6 +163,7 @@ struct PushLedger {
         else { return nil }
         connections[connection]?.unacknowledged.append(push)
         deliveries += 1
+        hosts[key]?.statistics.deliveries += 1
         return push
     }
 
@@ -251,6 +252,8 @@ struct HostStatistics: Equatable, Sendable {
     /// Connections it opened, and how many of them replaced an open one (S-HOST-5).
     var connections = 0
     var replaced = 0
+    /// Pushes sent to it, sent again included.
+    var deliveries = 0
     var acknowledged = 0
     var deliverable = 0
     var unacknowledged = 0

@@ -10,7 +10,7 @@ extension StatusReport {
         ("hook", [("hook_runs", "runs"), ("hook_failures", "failures"), ("hook_timeouts", "timeouts"), ("hook_dropped", "dropped")]),
     ]
     /// Fields added after the object was first released: at its end, after the database's.
-    static let jsonLast: Set<String> = ["commit_running_since"]
+    static let jsonLast: Set<String> = ["commit_running_since", "host_id"]
 
     /// `status --json`: one object; the live state's fields under their names (`LiveState.fields`),
     /// times RFC 3339 like `--json` elsewhere, absent ones null.

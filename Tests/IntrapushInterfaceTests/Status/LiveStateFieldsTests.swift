@@ -22,12 +22,14 @@ struct LiveStateFieldsTests {
         state.primaryServer = "ws://p:1/c/***"
         state.primaryUnreachableSince = 31
         state.commitRunningSince = 32
+        state.hostID = "desk-33"
         return state
     }
 
     static func camel(_ name: String) -> String {
         let words = name.split(separator: "_")
-        return words.first.map(String.init)! + words.dropFirst().map { $0.prefix(1).uppercased() + $0.dropFirst() }.joined()
+        // `id` is written `ID` in Swift names (hostID), as the Varlink generator writes it.
+        return words.first.map(String.init)! + words.dropFirst().map { $0 == "id" ? "ID" : $0.prefix(1).uppercased() + $0.dropFirst() }.joined()
     }
 
     @Test("the list names every stored property of LiveState once, and exactly the fields of DaemonState in the interface")
