@@ -15,9 +15,10 @@ declare -A commits=(
     [0.3.0-1]=1c45863   # the last commit of 0.3.0-1
     [0.4.0-1]=250bbcd   # the last commit of 0.4.0-1
     [0.5.0-1]=f256b88   # the last commit of 0.5.0-1
+    [0.6.0-1]=fbab56d   # the last commit of 0.6.0-1
 )
 versions=("$@")
-((${#versions[@]})) || read -ra versions <<<"${PREVIOUS_RELEASES:-0.3.0-1 0.4.0-1 0.5.0-1}"
+((${#versions[@]})) || read -ra versions <<<"${PREVIOUS_RELEASES:-0.3.0-1 0.4.0-1 0.5.0-1 0.6.0-1}"
 arch=$(dpkg --print-architecture)
 out=$PWD/.build/previous
 if [[ $(id -u) == 0 ]]; then kept=${INTRAPUSH_TEST_CACHE:-/var/cache/intrapush-test}/previous

@@ -3,7 +3,7 @@
 /// The version of intrapush this build is, as the top entry of debian/changelog has it.
 package enum ProductVersion {
     /// Without the Debian revision: what `--version`, GetInfo and Status say.
-    package static let upstream = "0.6.0"
+    package static let upstream = "0.7.0"
     /// The package's version.
-    package static let package = "0.6.0-1"
+    package static let package = "0.7.0-1"
 }

@@ -54,6 +54,23 @@ struct PushLedgerHostTests {
         #expect(ledger.unacknowledgedCount == 5)
     }
 
+    @Test("clients without an identity that connect late get only what no host took: as a server of protocol 1.1 gave them")
+    func lateUnnamedHostGetsOnlyUnclaimed() {
+        var ledger = PushLedger()
+        ledger.connectionOpened(1, org: "acme", host: "a")
+        queue(["taken-by-a"], into: &ledger)
+        ledger.connectionOpened(2, org: "acme")
+        #expect(deliverAll(to: 2, from: &ledger).isEmpty)
+        queue(["after"], into: &ledger)
+        #expect(deliverAll(to: 2, from: &ledger) == ["after"])
+
+        var fresh = PushLedger()
+        queue(["before-anyone"], into: &fresh)
+        fresh.connectionOpened(1, org: "acme")
+        #expect(deliverAll(to: 1, from: &fresh) == ["before-anyone"])
+        #expect(fresh.unacknowledgedCount == 1)
+    }
+
     @Test("pushes queued before any host connected wait for the first and count as unacknowledged once")
     func pushesBeforeAnyHost() {
         var ledger = PushLedger(retainedLimit: 2)

@@ -81,3 +81,68 @@ fleet_checks() {
     check "dpkg-reconfigure: the token replaced, and gone from debconf again" \
         bash -c '[[ $(cat "$1") == "$2" ]] && ! grep -rqF "$2" "$3"' _ "$(ct_path /etc/intrapush/token)" "$token" "$(ct_path /var/cache/debconf)"
 }
+
+# --- two hosts with one preseeded token (protocol §10) ------------------------------------------------
+# The packaged daemon, its identity derived from the container's machine id, and a second intrapushd
+# beside it (its own host_id and database, a transient unit), both with the fleet's one token: a
+# push for the org reaches both, each acknowledging its own; a push for one host reaches it alone; a
+# host stopped for a while gets what came meanwhile once it is back, the other unaffected.
+app_id=3d1e5e30-6573-4291-9a90-3f916ac63ab7
+second_database=/var/lib/intrapush-second/notifications.sqlite3
+
+# host_stat HOST KEY: one host's figure in the devserver's /stats (-1 before it connected).
+host_stat() {
+    server_stats | python3 -c 'import json, sys
+hosts = [h for h in json.load(sys.stdin).get("hosts", []) if h["host"] == sys.argv[1]]
+print(int(hosts[0][sys.argv[2]]) if hosts else -1)' "$1" "$2"
+}
+host_connected() { [[ $(host_stat "$1" connected) == 1 ]]; }
+host_gone() { [[ $(host_stat "$1" connected) == 0 ]]; }
+host_acked_at_least() { (($(host_stat "$1" acked) >= $2)); }
+# has_push DATABASE ID: the notification of that id is stored there.
+has_push() { inside intrapush list --database "$1" --json --limit 0 | grep -F "\"$2\"" >/dev/null; }
+start_second_host() {
+    inside systemd-run --quiet --unit=intrapush-second-host /usr/sbin/intrapushd --config /etc/intrapush-second.conf ||
+        fail "systemd-run the second host"
+}
+
+two_hosts_checks() {
+    local first second=desk-second acked_first acked_second output
+    first=$(inside systemd-id128 --app-specific=$app_id machine-id)
+    await 200 "the packaged daemon to connect as $first" host_connected "$first"
+    check "the packaged daemon's identity is systemd's application-specific id of the machine id ($first)" \
+        host_connected "$first"
+    output=$(inside intrapush status 2>&1)
+    check "intrapush status shows the host's identity" grep -qE "^Host identity: +$first\$" <<<"$output"
+    output=$(inside intrapushd --check-config 2>&1)
+    check "intrapushd --check-config shows the derived identity" grep -qF "# host_id: $first, derived" <<<"$output"
+
+    inside mkdir -p /var/lib/intrapush-second
+    printf 'host = "127.0.0.1:%s"\norg = "acme"\ntoken_file = "/etc/intrapush/token"\nhost_id = "%s"\ndatabase = "%s"\nheartbeat_interval = "1s"\n' \
+        "$port" "$second" "$second_database" >"$(ct_path /etc/intrapush-second.conf)"
+    start_second_host
+    await 200 "the second host to connect" host_connected "$second"
+    acked_first=$(host_stat "$first" acked)
+    acked_second=$(host_stat "$second" acked)
+    push '{"id":"fleet-all-1","title":"for every host"}'
+    "$devserver" push --server "$address" --host "$second" '{"id":"fleet-second","title":"for the second host"}' >/dev/null
+    push '{"id":"fleet-all-2","title":"for every host"}'
+    await 200 "the first host to acknowledge its two" host_acked_at_least "$first" $((acked_first + 2))
+    await 200 "the second host to acknowledge its three" host_acked_at_least "$second" $((acked_second + 3))
+    check_that "a push for the org reaches both hosts, each acknowledging its own" \
+        "has_push /var/lib/intrapush/notifications.sqlite3 fleet-all-2 && has_push $second_database fleet-all-2 && has_push $second_database fleet-all-1"
+    check_that "a push for one host reaches it alone" \
+        "has_push $second_database fleet-second && ! has_push /var/lib/intrapush/notifications.sqlite3 fleet-second"
+
+    inside systemctl stop intrapush-second-host
+    await 200 "the second host to be gone" host_gone "$second"
+    push '{"id":"fleet-all-3","title":"while the second host is away"}'
+    await 200 "the first host to acknowledge fleet-all-3" host_acked_at_least "$first" $((acked_first + 3))
+    check "the first host is not held up by the one away" has_push /var/lib/intrapush/notifications.sqlite3 fleet-all-3
+    check "what came while the second host was away waits for it ($(host_stat "$second" queued) queued)" \
+        test "$(host_stat "$second" queued)" = 1
+    start_second_host
+    await 200 "the second host to get fleet-all-3 once back" host_acked_at_least "$second" $((acked_second + 4))
+    check "the second host, back, stored what it missed" has_push "$second_database" fleet-all-3
+    inside systemctl stop intrapush-second-host
+}

@@ -365,11 +365,12 @@ check "install after purge, token only: the journal names host" journal_has "hos
 # --- a fleet: preseeded, drop-ins, the journal, dpkg-reconfigure -------------------------------------
 fresh_unit
 fleet_checks
+two_hosts_checks
 journal_window_check "the run before the upgrades from the releases before"
 
 
 # --- upgrades from the releases before ---------------------------------------------------------------
-for previous_version in 0.3.0-1 0.4.0-1 0.5.0-1; do
+for previous_version in 0.3.0-1 0.4.0-1 0.5.0-1 0.6.0-1; do
     previous=$scratch/test/intrapush_${previous_version}_$arch.deb
     if [[ -f $previous ]]; then
         fresh_unit

@@ -5,8 +5,8 @@ import NIOCore
 /// Pure bookkeeping with no I/O, so the delivery rules (protocol §10) can be tested without sockets:
 /// - each host of an org (`Intrapush-Host`; a client without it is the org's one unnamed host)
 ///   has its own queue of deliverable pushes, in sequence order;
-/// - a push for the org goes to every host of it, and is kept (`retainedLimit` of them) for hosts
-///   that connect for the first time later; a push for one host goes to that host alone;
+/// - a push for the org goes to every host of it, and is kept (`retainedLimit` of them) for named
+///   hosts that connect for the first time later; a push for one host goes to that host alone;
 /// - a named host has one connection: a newer one replaces it (the hub closes the older with
 ///   4409); of the unnamed host's connections only the newest is sent deliveries;
 /// - the k-th acknowledgement on a connection acknowledges the k-th push sent on it;
@@ -106,13 +106,19 @@ struct PushLedger {
         unacknowledgedCount += 1
     }
 
-    /// Makes `key` a host of its org; a new one is given the org's retained pushes.
+    /// Makes `key` a host of its org. A new named host is given the org's retained pushes; the
+    /// unnamed one only those no host was given yet, as a server of protocol 1.1 did: clients
+    /// without an identity cannot be told from the hosts that took the others.
     private mutating func addHostIfNew(_ key: HostKey) {
         guard hosts[key] == nil else { return }
         var record = orgs.removeValue(forKey: key.org) ?? OrgRecord()
         var queue = HostQueue()
-        queue.deliverable = record.retained
-        unacknowledgedCount += record.retained.count - record.unclaimed
+        if key.isNamed {
+            queue.deliverable = record.retained
+            unacknowledgedCount += record.retained.count - record.unclaimed
+        } else {
+            queue.deliverable = CircularBuffer(record.retained.suffix(record.unclaimed))
+        }
         record.unclaimed = 0
         record.hosts.append(key.host)
         orgs[key.org] = record
