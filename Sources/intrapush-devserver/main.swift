@@ -84,6 +84,8 @@ extension DevServerCommand {
         var replyToField: String?
         @Option(help: "Drop a client from which nothing (no frame, no ping) came for this many seconds; 0: never.")
         var idleTimeout = 30.0
+        @Option(help: "With --hello-text, close (1008) a connection whose hello has not come within this many seconds.")
+        var helloTimeout = 10.0
 
         func validate() throws {
             guard ServerAddress(parsing: listen) != nil else {
@@ -94,6 +96,9 @@ extension DevServerCommand {
             }
             guard idleTimeout >= 0, idleTimeout <= 86_400 else {
                 throw ValidationError("--idle-timeout must be a number of seconds from 0 (never) to 86400.")
+            }
+            guard helloTimeout > 0, helloTimeout <= 3600 else {
+                throw ValidationError("--hello-timeout must be a number of seconds above 0, at most 3600.")
             }
         }
 
@@ -113,7 +118,8 @@ extension DevServerCommand {
                 idField: idField,
                 upstreamIDField: upstreamIdField,
                 replyToField: replyToField,
-                idleTimeout: idleTimeout > 0 ? .milliseconds(Int64((idleTimeout * 1000).rounded())) : nil
+                idleTimeout: idleTimeout > 0 ? .milliseconds(Int64((idleTimeout * 1000).rounded())) : nil,
+                helloTimeout: .milliseconds(Int64((helloTimeout * 1000).rounded()))
             )
             let server = try await DevServer.bind(configuration: configuration)
             print("listening on \(server.localAddress)")

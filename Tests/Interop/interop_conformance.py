@@ -2,7 +2,8 @@
 in its check mode (INTEROP_MODE=check, Tests/Interop/README.md): pushes and closes asked for on
 its standard input, what it took read from its events. The library stacks run the matrix's
 compatibility settings (ack_text "ack {id}"); spec_server.py the canonical profile, with the hello
-that authenticates, requests and an idle timeout.
+that authenticates, requests and an idle timeout, as a server of protocol 1.2 (hosts); the library
+stacks as servers of protocol 1.1, which know no hosts.
 """
 import json
 import os
@@ -17,13 +18,15 @@ import check_server  # noqa: E402
 from checker import FAILED, HELD, NOT_CHECKABLE, Settings, Target  # noqa: E402
 
 IDLE_TIMEOUT = 1.0  # spec_server's, shortened so that the check waits little
+HELLO_TIMEOUT = 1.0  # the same for the hello (S-HELLO-4)
 
 
 def settings_for(stack, token, hello, subprotocol):
     filled = hello.replace("{token}", token)
     if stack.name == "spec":
+        # The idle timeout stands for a fleet whose heartbeat_interval is a third of it (S-HB-3).
         return Settings(hello=filled, hello_authenticates=True, request='{"type":"request"}', subprotocol=subprotocol,
-                        idle_timeout=IDLE_TIMEOUT)
+                        idle_timeout=IDLE_TIMEOUT, heartbeat_interval=IDLE_TIMEOUT / 3, hello_timeout=HELLO_TIMEOUT)
     return Settings(ack_text="ack {id}", hello=filled, subprotocol=subprotocol)
 
 
@@ -34,7 +37,7 @@ def check(stack, work, token, hello, subprotocol):
     path = f"/connect/linux/acme/{token}"
     env = dict(os.environ, INTEROP_PORT=str(port), INTEROP_PATH=path, INTEROP_PUSHES="0", INTEROP_SUBPROTOCOL=subprotocol,
                INTEROP_MODE="check", INTEROP_HELLO=hello.replace("{token}", token),
-               INTEROP_IDLE_TIMEOUT=str(IDLE_TIMEOUT), **stack.env)
+               INTEROP_IDLE_TIMEOUT=str(IDLE_TIMEOUT), INTEROP_HELLO_TIMEOUT=str(HELLO_TIMEOUT), **stack.env)
     server = subprocess.Popen(stack.argv, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                               stderr=open(work / "server.log", "w"), text=True)
     try:
@@ -56,8 +59,12 @@ def check(stack, work, token, hello, subprotocol):
             return [(event["id"], True) for event in events.of("taken")]
 
         target = Target(f"ws://127.0.0.1:{port}{path}", push=lambda text: command(f"push {text}"),
-                        close=lambda code: command(f"close {code}"), taken=taken)
-        report = check_server.check(target, settings_for(stack, token, hello, subprotocol))
+                        close=lambda code: command(f"close {code}"), taken=taken,
+                        host_push=lambda host, text: command(f"push-host {host} {text}"))
+        # The library stacks are servers of protocol 1.1, which knows no hosts: what an upgraded
+        # daemon meets at a server that was not (the daemon's header is one they ignore).
+        protocol = "1.2" if stack.name == "spec" else "1.1"
+        report = check_server.check(target, settings_for(stack, token, hello, subprotocol), protocol=protocol)
     finally:
         support.stop(server)
     report["server"] = f"{stack.name} {stack.version}"
@@ -66,7 +73,8 @@ def check(stack, work, token, hello, subprotocol):
     summary = report["summary"]
     counts = f"{summary[HELD]} held, {summary[FAILED]} failed, {summary[NOT_CHECKABLE]} not checkable"
     assert not failed, f"{counts}: " + "; ".join(failed)
-    return report, f"conformance of {stack.name} {stack.version} ({report['profile']} profile): {counts}, {report['seconds']} s"
+    return report, (f"conformance of {stack.name} {stack.version} ({report['profile']} profile, protocol {protocol}): "
+                    f"{counts}, {report['seconds']} s")
 
 
 def matrix(reports):

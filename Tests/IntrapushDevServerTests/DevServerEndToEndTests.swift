@@ -5,7 +5,7 @@ import Testing
 
 @Suite("Dev server end to end", .timeLimit(.minutes(1)))
 struct DevServerEndToEndTests {
-    @Test("a wrong token is answered with 401, a forced rejection with 403, other paths with 404")
+    @Test("a wrong token is answered with 401, a forced rejection with 403, other paths with 404, a malformed path or host with 400")
     func upgradeRejections() async throws {
         try await withDevServer { server, client in
             let wrong = try await client.send(.GET, connectPath(token: "guess"), headers: upgradeHeaders)
@@ -19,6 +19,14 @@ struct DevServerEndToEndTests {
             #expect(try await !TestWebSocket.isRefused(by: server.localAddress, path: connectPath()))
 
             #expect(try await client.send(.GET, "/elsewhere", headers: upgradeHeaders).status == 404)
+            // A malformed path or host is no refused token: 400, never 401 or 403 (S-HS-9, S-HOST-7).
+            #expect(try await client.send(.GET, "/connect/linux/ac%zzme/t%2Fk%2Bn%3D", headers: upgradeHeaders).status == 400)
+            #expect(try await client.send(.GET, "/connect/linux/acme/t%2Fk%2Bn%3D%", headers: upgradeHeaders).status == 400)
+            for host in ["not a host", String(repeating: "h", count: 65), ""] {
+                var headers = upgradeHeaders
+                headers["Intrapush-Host"] = host
+                #expect(try await client.send(.GET, connectPath(), headers: headers).status == 400, "Intrapush-Host \(host)")
+            }
             let stats = try await client.stats()
             #expect(stats.upgradesRejected == 3)
             #expect(stats.connectionsTotal == 1)

@@ -58,6 +58,21 @@ struct DevServerProtocolTests {
         }
     }
 
+    @Test("with a hello to expect, a connection that sends none is closed with 1008 once the hello timeout passed")
+    func helloTimeout() async throws {
+        try await withDevServer({
+            $0.helloText = #"{"type":"hello","token":"{token}"}"#
+            $0.helloTimeout = .milliseconds(300)
+        }) { server, _ in
+            try await TestWebSocket.withConnection(to: server.localAddress, path: connectPath()) { socket in
+                let frames = try await socket.remainingFrames()
+                #expect(frames.map(\.opcode) == [.connectionClose])
+                var code = try #require(frames.first).unmaskedData
+                #expect(code.readWebSocketErrorCode() == .policyViolation)
+            }
+        }
+    }
+
     @Test("a message sent again is acknowledged again, taken and answered once")
     func messageTakenOnce() async throws {
         try await withDevServer({ $0.echoesUpstream = true }) { server, client in
@@ -122,7 +137,7 @@ struct DevServerProtocolTests {
         }
     }
 
-    @Test("a client silent for the idle timeout is dropped; one that heartbeats is not")
+    @Test("a client silent for the idle timeout is dropped with 1001 idle; one that heartbeats is not")
     func idleTimeout() async throws {
         try await withDevServer({ $0.idleTimeout = .seconds(2) }) { server, client in
             try await TestWebSocket.withConnection(to: server.localAddress, path: connectPath()) { socket in
@@ -132,7 +147,12 @@ struct DevServerProtocolTests {
                 }
                 let stats = try await client.stats()
                 #expect(stats.connectionsOpen == 1, "\(stats)")
-                #expect(try await socket.remainingFrames().isEmpty, "dropped without a close frame once silent")
+                // Once silent: a close frame that says why (S-HB-4), 1001 "idle", and nothing else.
+                let frames = try await socket.remainingFrames()
+                #expect(frames.map(\.opcode) == [.connectionClose], "\(frames)")
+                var data = try #require(frames.first).unmaskedData
+                #expect(data.readWebSocketErrorCode() == .goingAway)
+                #expect(data.readString(length: data.readableBytes) == "idle")
             }
             #expect(try await client.stats().idleDrops == 1)
         }

@@ -4,6 +4,7 @@ outcome (`Checker`). The steps themselves are in steps_*.py.
 """
 import json
 import os
+import threading
 import time
 import traceback
 
@@ -14,18 +15,21 @@ from templates import Template
 HELD, FAILED, NOT_CHECKABLE = "held", "failed", "not checkable"
 ARRIVAL = 5.0   # how long a push triggered, an acknowledgement or a pong may take to arrive
 QUIET = 0.25    # how long nothing must come, on a loopback or a LAN, to call something absent
+KEEPALIVE = b"intrapush-check-heartbeat"  # the payload of the pings of Session.keep_alive
 
 
 class Target:
     """The server: its URL, and what the operator gave to drive it. `push(text)` makes it push
-    `text` to the client of `url`; `close(code)` makes it close that client's connection;
-    `taken(expected)` lists what it took from the client, as [(id, taken)] (taken False: a
-    repeat); `expected` is the id the checker expects there, for a hook that reads the server's
-    account later than the server gave it (its output on another pipe)."""
+    `text` to every host of the organisation of `url`; `host_push(host, text)` to that host alone;
+    `close(code)` makes it close the clients' connections; `taken(expected)` lists what it took
+    from the clients, as [(id, taken)] (taken False: a repeat); `expected` is the id the checker
+    expects there, for a hook that reads the server's account later than the server gave it (its
+    output on another pipe). `token`: the token as the fleet has it (default: the last segment of
+    /connect/CLIENT/ORG/TOKEN), for the steps that send a wrong one in its place."""
 
-    def __init__(self, url, push=None, close=None, taken=None, wrong_token_url=None):
+    def __init__(self, url, push=None, close=None, taken=None, wrong_token_url=None, host_push=None, token=None):
         self.url, self.push, self.close, self.taken = url, push, close, taken
-        self.wrong_token_url = wrong_token_url
+        self.wrong_token_url, self.host_push, self.token = wrong_token_url, host_push, token
 
 
 class Settings:
@@ -34,13 +38,18 @@ class Settings:
     def __init__(self, heartbeat_text="KA", ack_text="received message", id_field="id", upstream_id_field="id",
                  upstream_ack_text="received message {id}", reply_to_field=None, hello=None,
                  hello_authenticates=False, request=None, subprotocol=None, idle_timeout=None, ca_file=None,
-                 headers=()):
+                 headers=(), heartbeat_interval=10.0, hello_timeout=10.0):
         self.heartbeat_text, self.id_field, self.upstream_id_field = heartbeat_text, id_field, upstream_id_field
         self.ack = Template(ack_text)
         self.upstream_ack = Template(upstream_ack_text) if upstream_ack_text else None
         self.reply_to_field = reply_to_field or upstream_id_field
         self.hello, self.hello_authenticates, self.request = hello, hello_authenticates, request
         self.subprotocol, self.idle_timeout, self.ca_file, self.headers = subprotocol, idle_timeout, ca_file, list(headers)
+        # The fleet's heartbeat_interval: S-HB-3 is judged against 3 x it; `idle_timeout` is what
+        # the server was configured with, how long the checker waits.
+        self.heartbeat_interval = heartbeat_interval
+        # How long the server waits for the hello (S-HELLO-4): 10 s unless configured otherwise.
+        self.hello_timeout = hello_timeout
         canonical = (heartbeat_text == "KA" and ack_text == "received message" and id_field == "id"
                      and upstream_id_field == "id" and upstream_ack_text == "received message {id}"
                      and self.reply_to_field == "id")
@@ -124,12 +133,17 @@ class Session:
         return True
 
     def quiet(self, seconds=QUIET, limit=10.0):
-        """Reads until nothing came for `seconds` (or `limit` passed); returns the new events."""
+        """Reads until nothing came for `seconds` (or `limit` passed); returns the new events. The
+        pongs of keep_alive's pings are not counted."""
         events, deadline = [], time.monotonic() + limit
+        last = time.monotonic()
         while time.monotonic() < deadline:
-            event = self.pump(seconds)
+            event = self.pump(min(seconds - (time.monotonic() - last), deadline - time.monotonic()))
             if event is None:
                 break
+            if event.kind == "pong" and event.data == KEEPALIVE:
+                continue
+            last = time.monotonic()
             events.append(event)
             if event.kind in ("eof", "failed"):
                 break
@@ -163,6 +177,16 @@ class Session:
         body = {self.checker.settings.upstream_id_field: ident, **members}
         self.ws.send_text(json.dumps(body, separators=(",", ":")))
 
+    def keep_alive(self):
+        """Pings every heartbeat_interval, as intrapushd does (C-HB-1), until the connection ends:
+        for steps whose connections wait on one another longer than a server's idle timeout."""
+        def run():
+            while not self.ws.ended.wait(self.checker.settings.heartbeat_interval):
+                if not self.ws.send_ping(KEEPALIVE):
+                    return
+        threading.Thread(target=run, daemon=True).start()
+        return self
+
     def close(self):
         return self.ws.close()
 
@@ -173,6 +197,7 @@ class Checker:
         self.results = {}        # statement -> (outcome, detail, step)
         self.prefix = f"chk-{os.urandom(3).hex()}-"
         self.counter = 0
+        self.host = f"{self.prefix}main"  # the Intrapush-Host of the checker's client, fresh per run
         self.requests = set()    # ids of requests sent, whose replies are replies
         self.duplicates = []     # our push ids seen twice on one connection
         self.too_fragmented = 0
@@ -208,42 +233,64 @@ class Checker:
         self.counter += 1
         return f"{self.prefix}{what}{self.counter}"
 
-    def push(self, body="", size=0):
-        """Makes the server push a new JSON object; returns its id."""
-        ident = self.new_id()
-        text = json.dumps({self.settings.id_field: ident, "title": "intrapush check", "body": body + "x" * size},
+    def push_text(self, ident, body="", size=0):
+        return json.dumps({self.settings.id_field: ident, "title": "intrapush check", "body": body + "x" * size},
                           separators=(",", ":"))
-        self.target.push(text)
+
+    def push(self, body="", size=0):
+        """Makes the server push a new JSON object to every host of the organisation; returns its id."""
+        ident = self.new_id()
+        self.target.push(self.push_text(ident, body, size))
         self.dirty = True
         return ident
 
-    def headers(self):
-        return [("User-Agent", "intrapush-check/1 intrapush-protocol/1"),
-                ("Intrapush-Protocol", f"1; profile={self.settings.profile}")] + self.settings.headers
+    def host_push(self, host, body=""):
+        """Makes the server push a new JSON object to host `host` alone; returns its id."""
+        ident = self.new_id()
+        self.target.host_push(host, self.push_text(ident, body))
+        return ident
 
-    def connect(self, hello=True, url=None, max_message_size=1 << 20, headers=None):
-        """A new connection with the client's headers (and hello); a Session."""
+    def new_host(self):
+        """A host id no connection used yet (1.2, S-HOST: 1-64 of A-Z a-z 0-9 - . _ ~)."""
+        return self.new_id("h")
+
+    def headers(self, host=None):
+        """The client's headers; `host` its Intrapush-Host (None: the checker's own, "": none, as
+        a client older than protocol 1.2 sends)."""
+        host = self.host if host is None else host
+        return ([("User-Agent", "intrapush-check/1 intrapush-protocol/1"),
+                 ("Intrapush-Protocol", f"1; profile={self.settings.profile}")]
+                + ([("Intrapush-Host", host)] if host else []) + self.settings.headers)
+
+    def connect(self, hello=True, url=None, max_message_size=1 << 20, headers=None, host=None, hello_text=None,
+                keep_alive=False):
+        """A new connection with the client's headers (and hello, or `hello_text`) as host `host`
+        (see headers()), with `keep_alive` pinging as intrapushd does; a Session."""
         offered = [self.settings.subprotocol] if self.settings.subprotocol else []
-        ws, answer = wsclient.connect(url or self.target.url, self.headers() if headers is None else headers, offered,
+        ws, answer = wsclient.connect(url or self.target.url, self.headers(host) if headers is None else headers, offered,
                                       ca_file=self.settings.ca_file, max_message_size=max_message_size)
         session = Session(self, ws)
-        session.upgrade = answer
+        session.upgrade, session.host = answer, self.host if host is None else host
         self.sessions.append(session)
-        if hello and self.settings.hello is not None:
-            ws.send_text(self.settings.hello)
-        return session
+        if hello and (hello_text or self.settings.hello) is not None:
+            ws.send_text(hello_text or self.settings.hello)
+        return session.keep_alive() if keep_alive else session
+
+    def drain(self, session, limit=10.0):
+        """Reads and acknowledges everything that comes on `session`, until nothing comes."""
+        deadline = time.monotonic() + limit
+        while time.monotonic() < deadline:
+            events = session.quiet(QUIET, limit=2)
+            session.acknowledge()
+            if not events or session.ended:
+                break
 
     def settle(self):
         """Connects and acknowledges whatever the server still holds for the client, until quiet."""
         if not self.dirty:
             return
         session = self.connect()
-        deadline = time.monotonic() + 10
-        while time.monotonic() < deadline:
-            events = session.quiet(QUIET, limit=2)
-            session.acknowledge()
-            if not events:
-                break
+        self.drain(session)
         time.sleep(0.05)  # the server reads the last acknowledgements before the close
         session.close()
         self.dirty = False
@@ -256,8 +303,8 @@ class Checker:
             self.step = name
             step_started = time.monotonic()
             try:
-                if name not in ("upgrade", "subprotocol", "wrong_token", "percent_decoding", "tls", "unobservable",
-                                "text_frames"):
+                if name not in ("upgrade", "subprotocol", "wrong_token", "percent_decoding", "host_id_syntax", "tls",
+                                "unobservable", "text_frames"):
                     self.settle()
                 function(self)
             except Exception as error:  # a server that breaks a step fails what the step checks

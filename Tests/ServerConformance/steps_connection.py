@@ -1,13 +1,13 @@
-"""Checker steps of connecting, the hello, liveness and the client's close (docs/protocol.md S-HS,
-S-VER, S-HELLO, S-HB, S-CLOSE-1, S-SEC-1)."""
+"""Checker steps of connecting, liveness and the client's close (docs/protocol.md S-HS, S-VER,
+S-HB, S-CLOSE-1, S-SEC-1); the hello's are in steps_hello.py."""
 import ipaddress
-import json
 import time
 from urllib.parse import urlsplit, urlunsplit
 
 import wsclient
-from checker import ARRIVAL, QUIET
+from checker import ARRIVAL
 from statements import checks
+from steps_hello import with_wrong_token  # (importing it registers the hello's steps too)
 
 UNKNOWN_SUBPROTOCOL = "intrapush-check.unknown"
 
@@ -50,11 +50,17 @@ def upgrade(c):
     session.close()
 
 
-@checks("S-HS-4")
+def _refusal_allowed(status):
+    return 400 <= status < 500 and status not in (401, 403)
+
+
+@checks("S-HS-4", "S-HS-10", "S-HS-11")
 def subprotocol(c):
-    """The subprotocol agreed is selected; one not offered never is; an unknown one is refused or not selected."""
+    """The fleet's subprotocol is selected, and none that was not offered (S-HS-4); one the server
+    does not speak is never selected (S-HS-10); with a subprotocol of its own, an upgrade offering
+    none gets a 101 that selects none or a 4xx other than 401 and 403 (S-HS-11)."""
     offered = c.settings.subprotocol
-    problems, seen = [], []
+    problems, seen, answers = [], [], {}
     if offered:
         ws, answer = wsclient.connect(c.target.url, c.headers(), [offered], ca_file=c.settings.ca_file)
         ws.close()
@@ -67,46 +73,61 @@ def subprotocol(c):
             ws, answer = wsclient.connect(c.target.url, c.headers(), offer, ca_file=c.settings.ca_file)
             ws.close()
             selected = answer.headers.get("sec-websocket-protocol")
+            answers[bool(offer)] = (101, selected)
             seen.append(f"{offer or 'none'} → 101, {selected or 'none selected'}")
             if selected is not None and selected not in offer:
                 problems.append(f"offered {offer or 'none'}, selected {selected!r}")
         except wsclient.Refused as refused:
+            answers[bool(offer)] = (refused.status, None)
             seen.append(f"{offer or 'none'} → {refused.status}")
-            if refused.status in (401, 403) or not (400 <= refused.status < 500):
+            if not _refusal_allowed(refused.status):
                 if offer or not offered:
                     problems.append(f"offered {offer or 'none'}, refused with {refused.status}, not a 4xx other than 401 and 403")
     c.judge("S-HS-4", not problems, "; ".join(seen), "; ".join(problems))
-
-
-def _default_wrong_token_url(url):
-    parts = urlsplit(url)
-    segments = parts.path.split("/")
-    if len(segments) == 5 and segments[1] == "connect" and segments[4]:
-        segments[4] = "intrapush-check-wrong-token"
-        return urlunsplit(parts._replace(path="/".join(segments)))
-    return None
+    status, selected = answers[True]
+    c.judge("S-HS-10", (status == 101 and selected is None) or _refusal_allowed(status),
+            f"offered only {UNKNOWN_SUBPROTOCOL}: " + (f"HTTP {status}" if status != 101 else "101 selecting none"),
+            f"offered only {UNKNOWN_SUBPROTOCOL}, which it does not speak: "
+            + (f"HTTP {status}" if status != 101 else f"selected {selected!r}"))
+    if not offered:
+        c.not_checkable("S-HS-11", "the fleet has no subprotocol (give --subprotocol if it has one)")
+        return
+    status, selected = answers[False]
+    c.judge("S-HS-11", (status == 101 and selected is None) or _refusal_allowed(status),
+            "no subprotocol offered: " + (f"HTTP {status}" if status != 101 else "101 selecting none"),
+            "no subprotocol offered: " + (f"HTTP {status}, not a 4xx other than 401 and 403" if status != 101
+                                          else f"selected {selected!r}, which was not offered"))
 
 
 @checks("S-HS-5")
 def wrong_token(c):
-    url = c.target.wrong_token_url or _default_wrong_token_url(c.target.url)
-    if url is None:
-        c.not_checkable("S-HS-5", "give --wrong-token-url: a URL with a token the server does not accept")
+    """A wrong token wherever the token travels (the path, the configured headers, the hello):
+    refused at the upgrade with 401 or 403."""
+    url, headers, hello, places = with_wrong_token(c)
+    if not places:
+        c.not_checkable("S-HS-5", "give --token (the token the fleet sends) or --wrong-token-url")
+        return
+    if places == ["hello"]:
+        c.not_checkable("S-HS-5", "the token travels in the hello alone: refused by a close (S-HELLO-3, hello_token)")
         return
     try:
-        ws, _ = wsclient.connect(url, c.headers(), [c.settings.subprotocol] if c.settings.subprotocol else [],
+        ws, _ = wsclient.connect(url, headers, [c.settings.subprotocol] if c.settings.subprotocol else [],
                                  ca_file=c.settings.ca_file)
+        if hello is not None:
+            ws.send_text(hello)
         ws.close()
-        c.failed("S-HS-5", "a wrong token was upgraded (101)")
+        c.failed("S-HS-5", f"a wrong token in the {' and '.join(places)} was upgraded (101)")
     except wsclient.Refused as refused:
-        c.judge("S-HS-5", refused.status in (401, 403), f"a wrong token: HTTP {refused.status}",
-                f"a wrong token: HTTP {refused.status} (the client takes anything but 401 and 403 for an outage, and retries at its usual pace)")
+        c.judge("S-HS-5", refused.status in (401, 403), f"a wrong token in the {' and '.join(places)}: HTTP {refused.status}",
+                f"a wrong token in the {' and '.join(places)}: HTTP {refused.status} (the client takes anything but 401 "
+                "and 403 for an outage, and retries at its usual pace)")
 
 
-@checks("S-HS-3")
+@checks("S-HS-3", "S-HS-9")
 def percent_decoding(c):
     """The token segment with one letter percent-encoded names the same client: a server that
-    decodes segments before comparing accepts it; one that compares raw bytes does not."""
+    decodes segments before comparing accepts it; one that compares raw bytes does not (S-HS-3).
+    The segment with a malformed escape (`%zz`, a `%` at its end) is answered 400 (S-HS-9)."""
     parts = urlsplit(c.target.url)
     segments = parts.path.split("/")
     for index in range(len(segments) - 1, 0, -1):
@@ -115,8 +136,20 @@ def percent_decoding(c):
             break
     else:
         c.not_checkable("S-HS-3", "no segment of the path has a letter or digit to encode")
+        c.not_checkable("S-HS-9", "no segment of the path has a letter or digit to encode")
         return
     segment = segments[index]
+    answers = []
+    for broken in (segment + "%zz", segment + "%"):
+        url = urlunsplit(parts._replace(path="/".join(segments[:index] + [broken] + segments[index + 1:])))
+        try:
+            c.connect(url=url, hello=False).close()
+            answers.append((broken, 101))
+        except wsclient.Refused as refused:
+            answers.append((broken, refused.status))
+    wrong = [f"{broken} → {status}" for broken, status in answers if status != 400]
+    c.judge("S-HS-9", not wrong, "; ".join(f"{broken} → {status}" for broken, status in answers),
+            "; ".join(wrong) + " (400 expected: the path is malformed, and 401 or 403 would tell the client its token is refused)")
     segments[index] = segment[:position] + f"%{ord(segment[position]):02X}" + segment[position + 1:]
     url = urlunsplit(parts._replace(path="/".join(segments)))
     try:
@@ -206,80 +239,35 @@ def heartbeat(c):
     session.close()
 
 
-@checks("S-HELLO-1", "S-HELLO-2")
-def hello(c):
-    if c.settings.hello is None:
-        c.not_checkable("S-HELLO-1", "the clients send no hello (give --hello)")
-        c.not_checkable("S-HELLO-2", "the clients send no hello (give --hello)")
-        return
-    if not c.target.push:
-        c.not_checkable("S-HELLO-1", "give --push-url or --push-command")
-        c.not_checkable("S-HELLO-2", "give --push-url or --push-command")
-        return
-    if c.settings.hello_authenticates:
-        first = c.push("before the hello")
-        session = c.connect(hello=False)
-        session.quiet(0.8)
-        early = session.ids()
-        session.ws.send_text("intrapush-check: not the hello")
-        closed = session.wait_for(lambda s: s.ended, ARRIVAL)
-        pushed = session.ids()
-        session.ws.abort()
-        if early or pushed:
-            c.failed("S-HELLO-2", f"sent {len(pushed)} push(es) to a connection that had not sent its hello")
-        elif not closed:
-            c.failed("S-HELLO-2", "a connection whose first frame is not the hello was not closed")
-        else:
-            code = session.ws.close_received
-            c.held("S-HELLO-2", f"nothing before the hello; a wrong first frame closed with {code or 'no close frame'}")
-    else:
-        c.not_checkable("S-HELLO-2", "the hello does not authenticate (give --hello-authenticates if it does)")
-        first = c.push("before the hello")
-    # The push waits (or went out right after the 101); the hello arrives after it was sent: a
-    # server that takes the hello for an acknowledgement, by order, takes it for this push's.
-    session = c.connect()
-    if not session.wait_for(session.has(first)):
-        c.failed("S-HELLO-1", "the push waiting was not delivered after the hello")
-        session.close()
-        return
-    session.quiet(QUIET)
-    problems = []
-    if c.settings.upstream_ack is not None:
-        try:
-            ident = json.loads(c.settings.hello).get(c.settings.upstream_id_field)
-        except (ValueError, AttributeError):
-            ident = None
-        if isinstance(ident, str) and ident in session.upstream_acks():
-            problems.append(f"acknowledged the hello as the message {ident!r}")
-    session.close()
-    again = c.connect()
-    redelivered = again.wait_for(again.has(first))
-    again.acknowledge()
-    again.quiet(0.1)
-    again.close()
-    c.dirty = True
-    if not redelivered:
-        problems.append("the hello acknowledged the push sent before it: it was not delivered again")
-    c.judge("S-HELLO-1", not problems, "the hello acknowledged nothing and was taken for no message", "; ".join(problems))
-
-
-@checks("S-HB-3")
+@checks("S-HB-3", "S-HB-4")
 def idle(c):
-    timeout = c.settings.idle_timeout
-    if timeout is None:
-        c.not_checkable("S-HB-3", "give --idle-timeout: the server's idle timeout, to wait that long")
+    """A silent client is dropped after 3 x the fleet's heartbeat_interval, not sooner (S-HB-3),
+    with a close frame of code 1001 (S-HB-4). The checker waits as long as the idle timeout the
+    server was configured with (--idle-timeout), and judges by the statement's."""
+    configured = c.settings.idle_timeout
+    if configured is None:
+        for statement in ("S-HB-3", "S-HB-4"):
+            c.not_checkable(statement, "give --idle-timeout: the server's idle timeout, to wait that long")
         return
+    expected = 3 * c.settings.heartbeat_interval
+    rule = f"3 x heartbeat_interval = {expected:g} s"
     session = c.connect()
     started = time.monotonic()
-    dropped = session.wait_for(lambda s: s.ended, timeout + 5)
+    dropped = session.wait_for(lambda s: s.ended, max(configured, expected) + 5)
     after = time.monotonic() - started
+    code = session.ws.close_received
     session.ws.abort()
     if not dropped:
-        c.failed("S-HB-3", f"a client silent for {after:.1f} s is still connected (idle timeout given: {timeout} s)")
-    elif after < timeout - 0.5:
-        c.failed("S-HB-3", f"a silent client was dropped after {after:.1f} s, sooner than the {timeout} s given")
+        c.failed("S-HB-3", f"a client silent for {after:.1f} s is still connected ({rule}; idle timeout given: {configured:g} s)")
+        c.not_checkable("S-HB-4", "the silent client was not dropped")
+        return
+    if after < expected - min(0.5, 0.1 * expected):
+        c.failed("S-HB-3", f"a silent client was dropped after {after:.1f} s, sooner than {rule} (idle timeout given: "
+                 f"{configured:g} s): a client that heartbeats may be silent nearly that long")
     else:
-        c.held("S-HB-3", f"a silent client was dropped after {after:.1f} s")
+        c.held("S-HB-3", f"a silent client was dropped after {after:.1f} s ({rule})")
+    c.judge("S-HB-4", code == 1001, "closed with 1001",
+            "dropped without a close frame" if code is None else f"closed with {code}, not 1001")
 
 
 @checks("S-CLOSE-1")

@@ -1,5 +1,7 @@
 """Checker steps of pushes and their acknowledgements, oversized pushes and the server's close
 (docs/protocol.md S-ACK, S-PUSH-1, S-SIZE-2, S-CLOSE-2, S-CLOSE-3)."""
+import json
+import threading
 import time
 
 from checker import ARRIVAL, QUIET
@@ -113,6 +115,36 @@ def extra_acknowledgements(c):
     _finish(c, again)
 
 
+@checks("S-ACK-8")
+def empty_id_ack(c):
+    """With {id} in ack_text, the client acknowledges a push without an id with {id} empty (null
+    as a JSON value, Appendix A): that acknowledgement counts, by order, for the oldest push."""
+    if not c.settings.ack.has_placeholder:
+        c.not_checkable("S-ACK-8", "ack_text has no {id}: every acknowledgement counts by order (S-ACK-2)")
+        return
+    if _needs_push(c, "S-ACK-8"):
+        return
+    marker = c.new_id("noid")
+    carries = lambda item: item.kind == "push" and isinstance(item.text, str) and marker in item.text  # noqa: E731
+    session = c.connect()
+    session.quiet(0.1)
+    c.target.push(json.dumps({"title": "intrapush check", "body": f"a push without an id: {marker}"}, separators=(",", ":")))
+    c.dirty = True
+    if not session.wait_for(lambda s: any(map(carries, s.items))):
+        c.failed("S-ACK-8", "the push without an id never arrived")
+        session.close()
+        return
+    session.acknowledge()
+    time.sleep(0.1)  # read before the close
+    session.close()
+    again = c.connect()
+    again.quiet(2 * QUIET)
+    text = c.settings.ack.fill(None)
+    c.judge("S-ACK-8", not any(map(carries, again.items)), f"{text!r} acknowledged the push without an id",
+            f"acknowledged with {text!r} ({{id}} filled for a push without one), the push came again")
+    _finish(c, again)
+
+
 @checks("S-ACK-5")
 def no_resend(c):
     """Nothing is sent twice on one connection (over the whole run, and while two pushes wait)."""
@@ -165,23 +197,39 @@ def oversized(c):
 @checks("S-CLOSE-2", "S-CLOSE-3")
 def server_close(c):
     """Asked to close, the server stops sending, waits for what it sent to be acknowledged, then
-    closes with a code that says why; what it did not send comes on the next connection."""
+    closes with a code that says why; what it did not send comes on the next connection. The
+    requests to close and to push are made on threads of their own while the client reads and
+    acknowledges: a hook may return only once the server closed."""
     if not c.target.close:
         for statement in ("S-CLOSE-2", "S-CLOSE-3"):
             c.not_checkable(statement, "give --close-url or --close-command: the checker needs the server to close")
         return
     if _needs_push(c, "S-CLOSE-2", "S-CLOSE-3"):
         return
-    session = c.connect()
+    session = c.connect(keep_alive=True)  # the hooks may take longer than the server's idle timeout
     a, b = c.push("close a"), c.push("close b")
     if not session.wait_for(session.has(a, b)):
         c.failed("S-CLOSE-2", "the pushes never arrived")
         session.close()
         return
     session.acknowledge(1)
-    c.target.close(1001)
-    time.sleep(0.1)
-    late = c.push("asked after the close")
+    errors = []
+
+    def background(hook, *arguments):
+        def run():
+            try:
+                hook(*arguments)
+            except Exception as error:  # the step reports it
+                errors.append(f"{type(error).__name__}: {error}")
+        thread = threading.Thread(target=run, daemon=True)
+        thread.start()
+        return thread
+
+    closer = background(c.target.close, 1001)
+    closer.join(0.3)  # the request reached the server (or the hook waits for the close)
+    late = c.new_id()
+    pusher = background(c.target.push, c.push_text(late, "asked after the close"))
+    c.dirty = True
     session.quiet(0.8)
     early = session.ws.close_received
     sent_after = late in session.ids()
@@ -190,11 +238,14 @@ def server_close(c):
     code = session.ws.close_received
     session.ws.ended.wait(3)
     session.ws.abort()
+    closer.join(ARRIVAL)
+    pusher.join(ARRIVAL)
     if code is None:
-        c.failed("S-CLOSE-2", "asked to close, the server sent no close frame within 5 s of the last acknowledgement")
+        hooks = f" (the hooks: {'; '.join(errors)})" if errors else ""
+        c.failed("S-CLOSE-2", f"asked to close, the server sent no close frame within 5 s of the last acknowledgement{hooks}")
         c.not_checkable("S-CLOSE-3", "no close frame")
     else:
-        c.judge("S-CLOSE-3", code in (1000, 1001, 1012, 1013), f"closed with {code}",
+        c.judge("S-CLOSE-3", code in (1001, 1012, 1013), f"closed with {code}",
                 f"closed with {code}, not 1001 (going away) or 1012/1013 (restarting)")
         if early is not None:
             c.failed("S-CLOSE-2", "the close frame came while a push was still unacknowledged: it comes back on the next connection")

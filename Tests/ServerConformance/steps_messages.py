@@ -4,6 +4,7 @@ import json
 import time
 
 from checker import ARRIVAL, QUIET
+import steps_hosts  # noqa: F401  (its steps register; scripts/check_protocol.py imports this module, not it)
 from statements import checks
 from steps_delivery import _finish
 

@@ -45,6 +45,9 @@ package struct DevServerConfiguration: Sendable {
     package var idleTimeout: Duration?
     /// How long a close waits for the acknowledgements of what was sent on the connection.
     package var closeDrainTimeout: Duration
+    /// With a hello to expect, how long a connection may go without it before it is closed with
+    /// 1008 (S-HELLO-4): as long as the client waits for the upgrade's answer.
+    package var helloTimeout: Duration
 
     package init(
         listenAddress: ServerAddress = ServerAddress(host: "127.0.0.1", port: 8080),
@@ -63,8 +66,10 @@ package struct DevServerConfiguration: Sendable {
         upstreamIDField: String = "id",
         replyToField: String? = nil,
         idleTimeout: Duration? = .seconds(30),
-        closeDrainTimeout: Duration = .seconds(5)
+        closeDrainTimeout: Duration = .seconds(5),
+        helloTimeout: Duration = .seconds(10)
     ) {
+        self.helloTimeout = helloTimeout
         self.helloText = helloText
         self.idField = idField
         self.upstreamIDField = upstreamIDField

@@ -5,10 +5,10 @@ struct ConnectRoute: Equatable {
     var client: String
     var org: String
     var token: String
-    /// `Intrapush-Host`, or `HostKey.unnamed` when the client sent none (protocol 1.1 and earlier).
-    var host = HostKey.unnamed
+    /// `Intrapush-Host`; `nil` when the client sent none (protocol 1.1 and earlier).
+    var host: String?
 
-    init(client: String, org: String, token: String, host: String = HostKey.unnamed) {
+    init(client: String, org: String, token: String, host: String? = nil) {
         self.client = client
         self.org = org
         self.token = token
@@ -69,8 +69,11 @@ enum Admission: Equatable {
     /// Refuse with this HTTP status (401 or 403).
     case reject(status: Int)
     case notFound
-    /// `Intrapush-Host` names no host: refused with 400.
+    /// `Intrapush-Host` names no host: refused with 400 (S-HOST-7).
     case badHost
+    /// A segment of the path is not percent-encoded properly (`%zz`, a `%` at its end): 400
+    /// (S-HS-9), never 401 or 403, which the client takes for its token refused.
+    case badPercentEncoding
 
     /// Decides on a request URI (and its `Authorization` header) given the accepted token and an
     /// optional forced rejection. A connect path without a token and without the header is refused
@@ -78,8 +81,12 @@ enum Admission: Equatable {
     init(uri: String, authorization: String? = nil, host: String? = nil, token: String, forcedRejectionStatus: Int?) {
         let path = RequestTarget(uri: uri).path
         guard var route = ConnectRoute(path: path, authorization: authorization) else {
-            let isTokenless = path.split(separator: "/", omittingEmptySubsequences: false).count == 4
-            self = isTokenless && path.hasPrefix("/connect/") ? .reject(status: 401) : .notFound
+            let segments = path.split(separator: "/", omittingEmptySubsequences: false)
+            if path.hasPrefix("/connect/"), segments.contains(where: { String(percentDecoding: $0) == nil }) {
+                self = .badPercentEncoding
+            } else {
+                self = segments.count == 4 && path.hasPrefix("/connect/") ? .reject(status: 401) : .notFound
+            }
             return
         }
         if let forcedRejectionStatus {
@@ -89,7 +96,7 @@ enum Admission: Equatable {
         } else if let host, !ConnectRoute.isValidHost(host) {
             self = .badHost
         } else {
-            route.host = host ?? HostKey.unnamed
+            route.host = host
             self = .accept(route)
         }
     }

@@ -84,19 +84,19 @@ final class Hub {
         let id = nextConnectionID
         nextConnectionID += 1
         connections[id] = handler
-        let replaced = ledger.connectionOpened(id, org: route.org, host: route.host)
+        let host = route.host ?? HostKey.unnamed
+        let replaced = ledger.connectionOpened(id, org: route.org, host: host)
         counters.connectionsTotal += 1
         connectionTimes.append(microsecondsSinceStart(at: .now()))
         if connectionTimes.count > Self.keptConnectionTimes {
             connectionTimes.removeFirst()
         }
-        let host = route.host.isEmpty ? "" : ", host \(route.host)"
-        logger.info("connection \(id) opened by client \(route.client) for org \(route.org)\(host)")
+        logger.info("connection \(id) opened by client \(route.client) for org \(route.org)\(route.host.map { ", host \($0)" } ?? "")")
         if let replaced, let older = connections[replaced] {
             // Two machines with one identity (a cloned image) replace each other in turn: said
             // once per replacement, so the log shows it.
             logger.warning(
-                "connection \(replaced) of host \(route.host) (org \(route.org)) replaced by connection \(id); closing it with \(Self.replacedCloseCode)")
+                "connection \(replaced) of host \(host) (org \(route.org)) replaced by connection \(id); closing it with \(Self.replacedCloseCode)")
             older.close(
                 code: WebSocketErrorCode(codeNumber: Self.replacedCloseCode),
                 reason: "replaced by a newer connection of this host", awaitingReply: true, drain: false)

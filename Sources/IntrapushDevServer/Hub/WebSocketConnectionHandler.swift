@@ -51,6 +51,13 @@ final class WebSocketConnectionHandler: ChannelInboundHandler {
         closed = context.eventLoop.makePromise()
         connectionID = hub.connectionOpened(self, route: route)
         armIdleTimer(context: context)
+        if awaitsHello {
+            let timeout = hub.configuration.helloTimeout
+            context.eventLoop.assumeIsolated().scheduleTask(in: timeout.timeAmount) {
+                guard self.awaitsHello else { return }
+                self.close(code: .policyViolation, reason: "no hello within \(timeout)", awaitingReply: true, drain: false)
+            }
+        }
         deliverPending()
     }
 
@@ -237,7 +244,8 @@ final class WebSocketConnectionHandler: ChannelInboundHandler {
             if self.hub.isSilenced { self.lastHeard = .now() }
             if NIODeadline.now() - self.lastHeard >= amount {
                 self.hub.connectionIdle(id)
-                context.close(promise: nil)
+                // A close frame saying why (S-HB-4), not a bare end of the stream: 1001 "idle".
+                self.close(code: .goingAway, reason: "idle", awaitingReply: false, drain: false)
             } else {
                 self.armIdleTimer(context: context)
             }

@@ -123,6 +123,8 @@ struct APIRouter {
             }
         case .notFound:
             return .error(.notFound, "expected /connect/{client}/{org}/{token}")
+        case .badPercentEncoding:
+            return .error(.badRequest, "a segment of the path is not percent-encoded properly (% and two hex digits)")
         case .badHost:
             return .error(.badRequest, "Intrapush-Host must be 1 to \(ConnectRoute.longestHost) of A-Z a-z 0-9 - . _ ~")
         case .accept:

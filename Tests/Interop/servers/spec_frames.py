@@ -1,21 +1,51 @@
 """The server side of RFC 6455 for spec_server.py, with the Python standard library only: the
-upgrade, unmasked frames out through one writer thread, masked frames in, fragments joined,
-ping and close. Written from RFC 6455 and docs/protocol.md (S-HS, S-CLOSE-1), not from the daemon.
+upgrade (or, on the same port, a plain HTTP request for the operator's API), unmasked frames out
+through one writer thread, masked frames in, fragments joined, ping and close. Written from RFC
+6455 and docs/protocol.md (S-HS, S-CLOSE-1), not from the daemon.
 """
 import base64
 import hashlib
 import queue
+import re
+import socket
 import struct
 import threading
+from http import HTTPStatus
 from urllib.parse import unquote
 
 GUID = "258EAFA5-E914-47DA-95CA-C5AB0DC85B11"  # RFC 6455 section 1.3
 CONT, TEXT, BINARY, CLOSE, PING, PONG = 0x0, 0x1, 0x2, 0x8, 0x9, 0xA
 
 
+MALFORMED_ESCAPE = re.compile(r"%(?![0-9A-Fa-f]{2})")
+
+
 def segments(path):
-    """S-HS-3: the path's segments, split first and then percent-decoded (so %2F stays inside)."""
-    return [unquote(s, errors="strict") for s in path.split("?", 1)[0].split("/")]
+    """S-HS-3: the path's segments, split first and then percent-decoded (so %2F stays inside).
+    Raises ValueError for a `%` not followed by two hexadecimal digits, or bytes that are not
+    UTF-8 (S-HS-9: the upgrade is answered 400)."""
+    parts = path.split("?", 1)[0].split("/")
+    if any(MALFORMED_ESCAPE.search(part) for part in parts):
+        raise ValueError("a malformed percent-encoding")
+    return [unquote(part, errors="strict") for part in parts]
+
+
+def serve(listener, handle):
+    """Accepts connections for ever (until the listener closes), each handled on a thread of its own."""
+    while True:
+        try:
+            sock, _ = listener.accept()
+        except OSError:
+            return
+        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        threading.Thread(target=_handle, args=(handle, sock), daemon=True).start()
+
+
+def _handle(handle, sock):
+    try:
+        handle(sock)
+    except OSError:
+        sock.close()
 
 
 class ProtocolError(Exception):
@@ -37,9 +67,12 @@ class Peer:
         self.write_lock = threading.Lock()
 
     # --- the upgrade ---------------------------------------------------------------------------
-    def handshake(self, accepts, subprotocol):
-        """Reads the upgrade; answers 101 (S-HS-1) when `accepts(target)`, else 401 (S-HS-5).
-        Returns the request's headers (lower-case names), or None when not upgraded."""
+    def handshake(self, accepts, subprotocol, api=None):
+        """Reads the upgrade; answers 101 (S-HS-1) unless `accepts(target, headers)` names a
+        refusal, (status, reason): 401 for another token (S-HS-5), say; a path whose
+        percent-encoding is malformed is 400 (S-HS-9). A request that is no upgrade goes, with
+        `api`, to `api(method, target, body)`, which returns (status, text). Returns the
+        request's headers (lower-case names), or None when not upgraded."""
         request = self.reader.readline(8192)
         headers, size = {}, 0
         while True:
@@ -54,11 +87,21 @@ class Peer:
             headers[name] = f"{headers[name]}, {value}" if name in headers else value
         try:
             method, target, _version = request.decode("latin-1").split()
-            accepted = accepts(target)
-        except (ValueError, UnicodeDecodeError):
+        except ValueError:
             return self.refuse(400, "Bad Request")
-        if not accepted:
-            return self.refuse(401, "Unauthorized")
+        if api is not None and headers.get("upgrade", "").lower() != "websocket":
+            try:
+                body = self._read_exactly(int(headers.get("content-length") or 0))
+                status, text = api(method, target, body)
+            except (ValueError, EOFError):
+                status, text = 400, '{"error":"bad request"}'
+            return self.refuse(status, HTTPStatus(status).phrase, body=text)
+        try:
+            refusal = accepts(target, headers)
+        except ValueError:  # S-HS-9 (UnicodeDecodeError is one)
+            return self.refuse(400, "Bad Request")
+        if refusal is not None:
+            return self.refuse(*refusal)
         # S-HS-2: Content-Length and Transfer-Encoding are neither required nor read.
         if (method != "GET" or headers.get("upgrade", "").lower() != "websocket"
                 or "upgrade" not in [t.strip().lower() for t in headers.get("connection", "").split(",")]
@@ -70,13 +113,20 @@ class Peer:
         accept = base64.b64encode(hashlib.sha1((headers["sec-websocket-key"] + GUID).encode()).digest()).decode()
         answer = ("HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
                   f"Sec-WebSocket-Accept: {accept}\r\n")
-        if subprotocol and subprotocol in offered:  # S-HS-4: the one asked for, never another
-            answer += f"Sec-WebSocket-Protocol: {subprotocol}\r\n"
+        selected = self.select_subprotocol(offered, subprotocol)
+        if selected:
+            answer += f"Sec-WebSocket-Protocol: {selected}\r\n"
         self.sock.sendall((answer + "\r\n").encode())
         return headers
 
-    def refuse(self, status, reason, extra=""):
-        self.sock.sendall(f"HTTP/1.1 {status} {reason}\r\n{extra}Content-Length: 0\r\nConnection: close\r\n\r\n".encode())
+    def select_subprotocol(self, offered, subprotocol):
+        """S-HS-4: the one asked for, never another; S-HS-10, S-HS-11: none that it does not speak."""
+        return subprotocol if subprotocol and subprotocol in offered else None
+
+    def refuse(self, status, reason, extra="", body=""):
+        data = body.encode()
+        self.sock.sendall(f"HTTP/1.1 {status} {reason}\r\n{extra}Content-Type: application/json\r\n"
+                          f"Content-Length: {len(data)}\r\nConnection: close\r\n\r\n".encode() + data)
         self.sock.close()
         return None
 

@@ -2,8 +2,10 @@
 fragmented message and the first half of the pushes; once they are acknowledged, the rest and, at
 once, a close with 1001 (on purpose without waiting for their acknowledgements, unlike S-CLOSE-2:
 the scenario checks that the client loses nothing when a server closes so); every later
-connection gets what is not acknowledged, and says when all is."""
+connection gets what is not acknowledged, and says when all is. In check mode the server is
+driven by lines on its standard input instead (read_commands)."""
 import json
+import sys
 
 from spec_frames import CONT, PING, TEXT
 
@@ -26,10 +28,10 @@ def play(server, count):
 
     def acknowledged():
         with server.lock:
-            done = {p.id for p in server.pushes if p.seq in server.acknowledged}
-            connection = server.current
-        if connection is None:
-            return
+            connection = server.current  # the daemon's connection (one host: the daemon's)
+            if connection is None:
+                return
+            done = {p.id for p in server.pushes if p.seq in connection.host.acknowledged}
         if connection.n == 1 and not state["second_half"] and done.issuperset(first):
             state["second_half"] = True
             for index in range(count // 2 + 1, count + 1):
@@ -44,7 +46,24 @@ def play(server, count):
         def opened(self):
             self.send(PING, f"ping-{self.n}".encode())
             super().opened()
+
+        def became_ready(self):
+            super().became_ready()
             acknowledged()  # a later connection with nothing left says so at once
 
     server.connection_class = ScenarioConnection
     server.on_acknowledged = acknowledged
+
+
+def read_commands(server):
+    """Check mode: `push TEXT` queues a push for every host; `push-host HOST TEXT` for one host;
+    `close CODE` closes the clients' connections."""
+    for line in sys.stdin:
+        verb, _, rest = line.rstrip("\n").partition(" ")
+        if verb == "push":
+            server.queue(rest)
+        elif verb == "push-host":
+            host, _, text = rest.partition(" ")
+            server.queue(text, to=host)
+        elif verb == "close":
+            server.close_clients(int(rest or 1001))
