@@ -55,7 +55,7 @@ def python_stack(name):
 
 def spec_stack():
     """The server written from docs/protocol.md alone: the standard library only, no venv needed."""
-    return Stack("spec", "protocol 1.1 (stdlib)", [sys.executable, str(SERVERS / "spec_server.py")])
+    return Stack("spec", "protocol 1.2 (stdlib)", [sys.executable, str(SERVERS / "spec_server.py")])
 
 
 def node_ws_stack():

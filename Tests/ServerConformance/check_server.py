@@ -35,8 +35,8 @@ import steps_delivery  # noqa: E402,F401
 import steps_hello  # noqa: E402,F401
 import steps_hosts  # noqa: E402,F401
 import steps_messages  # noqa: E402,F401
-from checker import FAILED, Checker, Settings, Target, render_text  # noqa: E402
-from statements import STEPS  # noqa: E402
+from checker import FAILED, HELD, NOT_CHECKABLE, Checker, Settings, Target, render_text  # noqa: E402
+from statements import LEVELS, SINCE_1_2, STATEMENTS, STEPS, TITLES  # noqa: E402
 
 # In this order: the upgrade's first, what needs no push, then pushes, messages, hosts, closes;
 # idle and the observations of the whole run last.
@@ -112,16 +112,29 @@ def settings_from(args):
 
 def check(target, settings, steps=None, log=None, protocol="1.2"):
     """Runs the checker; returns its report (a dict, as --json prints it). A server checked as one of
-    protocol 1.1 (`protocol`), which knows no hosts, is not run through the host steps: their
-    statements are reported not checkable, saying so."""
+    protocol 1.1 (`protocol`) is held to 1.1's statements only: the host steps are not run, and the
+    statements 1.2 added are reported not checkable, saying so."""
     checker = Checker(target, settings, log)
     steps = steps or ORDER
     if protocol == "1.1":
         steps = [step for step in steps if step not in HOST_STEPS]
+    report = checker.run(steps)
+    if protocol == "1.1":
+        for row in report["statements"]:
+            if row["id"] in SINCE_1_2:
+                row["result"], row["detail"] = NOT_CHECKABLE, "added by protocol 1.2; checked as a server of 1.1"
         for step in HOST_STEPS:
             for statement in STEPS[step][0]:
-                checker.not_checkable(statement, "checked as a server of protocol 1.1, which knows no hosts")
-    return checker.run(steps)
+                if not any(row["id"] == statement for row in report["statements"]):
+                    report["statements"].append({"id": statement, "level": LEVELS[statement], "title": TITLES[statement],
+                                                 "result": NOT_CHECKABLE, "step": step,
+                                                 "detail": "added by protocol 1.2; checked as a server of 1.1"})
+        order = [identifier for identifier, _, _ in STATEMENTS]
+        report["statements"].sort(key=lambda row: order.index(row["id"]))
+        report["summary"] = {outcome: sum(1 for row in report["statements"] if row["result"] == outcome)
+                             for outcome in (HELD, FAILED, NOT_CHECKABLE)}
+    report["protocol"] = protocol
+    return report
 
 
 def main():
@@ -160,7 +173,7 @@ def main():
     profile.add_argument("--reply-to-field")
     parser.add_argument("--only", help="comma-separated steps: " + ", ".join(ORDER))
     parser.add_argument("--protocol", choices=["1.1", "1.2"], default="1.2",
-                        help="the protocol version the server claims (1.1: no hosts; its host steps are not run)")
+                        help="the protocol version the server claims (1.1: held to 1.1's statements only; no hosts)")
     parser.add_argument("--json", action="store_true", help="print the report as JSON")
     parser.add_argument("--verbose", action="store_true", help="say how long each step took, and why one stopped")
     parser.add_argument("--self-test", action="store_true", help="run the checker against planted faulty servers")

@@ -59,6 +59,11 @@ STATEMENTS = [
     ("S-SEC-2", "SHOULD NOT", "write the token (the path, an Authorization header) to its logs"),
 ]
 
+# The statements protocol 1.2 added: a server of 1.1 (`check_server.py --protocol 1.1`) is not held
+# to them. Some answer what 1.1 left open (S-ACK-8: 1.1's S-ACK-6 let a server ignore an empty id).
+SINCE_1_2 = {"S-HS-9", "S-HS-10", "S-HS-11", "S-HELLO-3", "S-HELLO-4", "S-HB-4", "S-ACK-8", "S-HOST-1", "S-HOST-2",
+             "S-HOST-3", "S-HOST-4", "S-HOST-5", "S-HOST-6", "S-HOST-7"}
+
 LEVELS = {identifier: level for identifier, level, _ in STATEMENTS}
 TITLES = {identifier: title for identifier, _, title in STATEMENTS}
 
