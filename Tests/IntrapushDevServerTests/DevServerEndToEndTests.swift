@@ -159,7 +159,9 @@ struct DevServerEndToEndTests {
                 #expect(frame.opcode == .connectionClose)
                 var data = frame.data
                 #expect(data.readWebSocketErrorCode() == WebSocketErrorCode(codeNumber: 4000))
-                try await socket.sendClose(code: WebSocketErrorCode(codeNumber: 4000))
+                // Our answer may come after the server stopped waiting for it (2 s, on a loaded
+                // machine): then the stream is closed already, which is what is checked next.
+                try? await socket.sendClose(code: WebSocketErrorCode(codeNumber: 4000))
                 #expect(try await socket.remainingFrames().isEmpty)
             }
             try await TestWebSocket.withConnection(to: server.localAddress, path: connectPath()) { socket in

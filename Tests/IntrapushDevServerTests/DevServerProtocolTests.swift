@@ -139,10 +139,12 @@ struct DevServerProtocolTests {
 
     @Test("a client silent for the idle timeout is dropped with 1001 idle; one that heartbeats is not")
     func idleTimeout() async throws {
-        try await withDevServer({ $0.idleTimeout = .seconds(2) }) { server, client in
+        // The idle timeout is forty heartbeats long: a loaded machine that delays a heartbeat
+        // (a test's sleep) by seconds does not make it silent.
+        try await withDevServer({ $0.idleTimeout = .seconds(4) }) { server, client in
             try await TestWebSocket.withConnection(to: server.localAddress, path: connectPath()) { socket in
-                for _ in 1...6 {
-                    try await Task.sleep(for: .milliseconds(250))  // heartbeats at a client's pace
+                for _ in 1...10 {
+                    try await Task.sleep(for: .milliseconds(100))  // heartbeats at a client's pace
                     try await socket.send(text: "KA")
                 }
                 let stats = try await client.stats()

@@ -9,8 +9,9 @@ extension StatusReport {
                        ("pruned_total", "pruned_total")]),
         ("hook", [("hook_runs", "runs"), ("hook_failures", "failures"), ("hook_timeouts", "timeouts"), ("hook_dropped", "dropped")]),
     ]
-    /// Fields added after the object was first released: at its end, after the database's.
-    static let jsonLast: Set<String> = ["commit_running_since", "host_id"]
+    /// Fields added after the object was first released: at its end, after the database's, in the
+    /// order they were added.
+    static let jsonLast = ["commit_running_since", "host_id"]
 
     /// `status --json`: one object; the live state's fields under their names (`LiveState.fields`),
     /// times RFC 3339 like `--json` elsewhere, absent ones null.
@@ -37,7 +38,7 @@ extension StatusReport {
         output += ",\"unread\":\(database.unread)}"
         output += ",\"outbox_waiting\":\(database.outboxWaiting),\"outbox_oldest_queued_at\":"
         output += database.outboxOldestQueuedAt.map { "\"" + Timestamp.rfc3339(milliseconds: $0) + "\"" } ?? "null"
-        for field in LiveState.fields where Self.jsonLast.contains(field.name) {
+        for field in Self.jsonLast.compactMap(LiveState.field) {
             output += ",\"\(field.name)\":" + jsonValue(field)
         }
         output += "}\n"

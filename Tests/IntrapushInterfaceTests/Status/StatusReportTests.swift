@@ -84,7 +84,7 @@ import Testing
         let json = report.json()
         #expect(json.hasPrefix(#"{"running":false,"liveness":"not-running","version":null,"state":"connected","pid":999999,"server":"ws://h:1/connect/c/o/***","#))
         #expect(json.contains(#""connected_since":"2023-11-14T22:14:00.000Z""#))
-        #expect(json.contains(#""notifications":3,"unread":2},"outbox_waiting":0,"outbox_oldest_queued_at":null,"commit_running_since":null}"#))
+        #expect(json.contains(#""notifications":3,"unread":2},"outbox_waiting":0,"outbox_oldest_queued_at":null,"commit_running_since":null,"host_id":null}"#))
         #expect(text.contains("Outbox:          nothing waiting for the server"))
         #expect(!text.contains("Stalled:"), "no stall without a write running")
     }
@@ -113,7 +113,7 @@ import Testing
             now: Self.now)
         #expect(report.text(useColor: false).contains(
             "Stalled:         a database write has been running for 12 s without finishing"))
-        #expect(report.json().contains(#","commit_running_since":"2023-11-14T22:14:48.000Z"}"#))
+        #expect(report.json().contains(#","commit_running_since":"2023-11-14T22:14:48.000Z","host_id":null}"#))
     }
 
     /// Untrusted text (a title with an escape sequence) cannot drive the terminal.
