@@ -260,6 +260,8 @@ def figure_fleet(bench):
     options = bench.options
     size, low, high = options.fleet, options.reconnect_min, options.reconnect_max
     log(f"  fleet: {size} daemons, reconnect_min {low:g} s, reconnect_max {high:g} s")
+    version = subprocess.run([DAEMON, "--version"], capture_output=True, text=True).stdout.strip()
+    names_its_host = tuple(int(part) for part in version.split(".")[:2] if part.isdigit()) >= (0, 7)
     server = DevServer(bench, "fleet-server")
     port = server.port
     daemons = []
@@ -268,10 +270,11 @@ def figure_fleet(bench):
         daemon_directory = os.path.join(directory, f"d{index:03d}")
         os.makedirs(daemon_directory)
         # Each daemon its own identity: on one machine they would all derive the same one, and the
-        # server would take each for the last one's second connection (S-HOST-5).
+        # server would take each for the last one's second connection (S-HOST-5). A daemon before
+        # 0.7 (INTRAPUSH_BENCH_DAEMON) sends none, and knows no host_id.
+        identity = f'host_id = "bench-fleet-{index:03d}"\n' if names_its_host else ""
         config = bench.write_config("daemon", port, os.path.join(daemon_directory, "notifications.sqlite3"),
-                                    heartbeat=10, reconnect_min=low, reconnect_max=high,
-                                    extra=f'host_id = "bench-fleet-{index:03d}"\n')
+                                    heartbeat=10, reconnect_min=low, reconnect_max=high, extra=identity)
         daemons.append(bench.start_daemon(config, log_path=os.path.join(directory, "daemons.log")))
     try:
         wait_for(lambda: server.stats()["connections_open"] == size, 60 + size / 5, f"{size} daemons to connect", 0.1)
