@@ -333,6 +333,9 @@ def fleet_delivery(bench):
     if not lines:
         raise BenchError(f"intrapush-fleet-sim deliver printed nothing (exit {answer.returncode}): {answer.stderr.strip()}")
     report = json.loads(lines[-1])
+    if not report["exact"] or answer.returncode != 0:
+        # Not a figure but a promise broken: a host missed a push, or read one twice.
+        raise BenchError(f"a push for the org did not reach every host exactly once: {lines[-1]}")
     log(f"  fleet: {hosts} hosts under one token, {pushes} pushes for the org: {report['exact_hosts']} hosts read each "
         f"exactly once, {report['duplicates']} duplicates, {report['missing']} missing; the server sent "
         f"{report['server_deliveries']} and was acknowledged {report['server_acknowledged']}; connected in "
