@@ -9,6 +9,7 @@ import json
 import os
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 import interop_support as support
@@ -44,9 +45,14 @@ def check(stack, work, token, hello, subprotocol):
         support.wait_for_port(port, server)
         events = support.EventLog(server.stdout)
 
+        # The checker's close step asks for the close from a thread of its own while it pushes:
+        # one line at a time, or two commands interleave into one the server cannot read.
+        writing = threading.Lock()
+
         def command(line):
-            server.stdin.write(line + "\n")
-            server.stdin.flush()
+            with writing:
+                server.stdin.write(line + "\n")
+                server.stdin.flush()
 
         def taken(expected=None):
             # The server prints `taken` before it acknowledges, but its output reaches us on a

@@ -61,8 +61,11 @@ class Check {
         try { return JSON.parse(text); } catch (RuntimeException e) { return null; }
     }
 
+    // A session the client is closing (its 1009, say) refuses the frame with a WebSocketException, a
+    // RuntimeException: the push stays unacknowledged and goes on the next connection, and the
+    // command reader that asked for it goes on reading.
     static void send(Peer peer, String text) {
-        try { peer.session.getRemote().sendString(text); } catch (IOException e) { System.err.println("check: " + e); }
+        try { peer.session.getRemote().sendString(text); } catch (IOException | RuntimeException e) { System.err.println("check: " + e); }
     }
 
     static synchronized void opened(int n, Session session) {
