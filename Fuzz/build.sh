@@ -26,6 +26,8 @@ sources=(
     Sources/IntrapushConfiguration/Values/DurationParser.swift
     Sources/IntrapushConfiguration/Values/HostAndPort.swift
     Sources/IntrapushConfiguration/Values/HTTPProxy.swift
+    Sources/IntrapushConfiguration/Values/HostIdentity.swift
+    Sources/IntrapushConfiguration/Values/PathSegment.swift
     Sources/IntrapushConfiguration/Values/Secret.swift
     Sources/IntrapushConfiguration/HookCommandLine/*.swift
     Sources/IntrapushDaemonKit/Push/PushDecoder.swift

@@ -9,9 +9,14 @@ func fuzzFlatTOML(_ bytes: [UInt8]) {
     }
 }
 
-/// The values of settings read from text: durations, hosts, proxies.
+/// The values of settings read from text: durations, hosts, proxies, the host's identity.
 func fuzzSettingValues(_ bytes: [UInt8]) {
     let text = String(decoding: bytes, as: UTF8.self)
+    if HostIdentity.problem(with: text) == nil {
+        // Taken as host_id, it goes into a header and a path segment exactly as written.
+        require(PathSegment.percentEncoded(text) == text, "an accepted host_id needs no encoding")
+        require((1...HostIdentity.maximumLength).contains(text.utf8.count), "an accepted host_id has 1 to 64 bytes")
+    }
     if let duration = DurationParser.parse(text) {
         require(duration >= .zero && duration <= DurationParser.longest, "a duration is in range")
         require(DurationParser.parse(DurationParser.format(duration)) == duration, "a duration reads back")
