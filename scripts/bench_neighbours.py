@@ -6,7 +6,11 @@ pushes and from the other people, each measured beside the same run's quiet figu
   the prefilled database (1,000,000 rows) kept running on four connections. Each round's p99
   and max, and the p99 ÷ the same round's quiet p99.
 - Another reader's simple calls (a page of 20 on a connection of its own each time) beside the
-  four searches: p50, p90 and max, and alone.
+  four searches: p50, p90 and max, and alone; a second reader's Show and page beside four
+  connections of one reader counting with filters (priority, a time range, unread).
+- Marks: how many of 3,000 pipelined oneway marks on fresh connections (one, and sixteen of one
+  reader) are made, 10 runs each, failing the bench when this release's daemon loses one; a mark
+  of all of 200,000 unread, timed, and the same reader's pages meanwhile.
 - Connections: sixteen uids with no right holding 64 connections each and root holding 1,000,
   while a reader lists and a second administrator asks the status: both answered, and how long
   they took.
@@ -15,14 +19,15 @@ Users are uids that exist nowhere (setpriv); readers are members of the group `i
 administrators of `intrapush-admin`, both made for the bench when the host has none (and removed
 after). As root only (setpriv, groups); without root the figure says it skipped.
 """
-import json, os, shutil, socket, sqlite3, statistics, subprocess, threading, time
+import json, os, re, shutil, socket, sqlite3, statistics, subprocess, threading, time
 
-from bench_support import ROOT, BenchError, Row, fill, log, summarise, wait_for
+from bench_support import DAEMON, ROOT, BenchError, Row, fill, log, runs, summarise, wait_for
 from bench_latency import steady_latency
 
 HOLDER = os.path.join(ROOT, "Tests", "support", "local_api_holder.py")
 FLOOD = os.path.join(ROOT, "packaging", "tests", "oneway_flood.py")
-NEIGHBOUR, OTHER_READER, SECOND_ADMIN = 61001, 61002, 61003
+MARKS = os.path.join(ROOT, "packaging", "tests", "oneway_marks.py")
+NEIGHBOUR, OTHER_READER, SECOND_ADMIN, MARKER, MARKERS_OF_ALL = 61001, 61002, 61003, 61021, 61031
 NO_RIGHTS = range(62001, 62017)
 
 
@@ -89,12 +94,17 @@ def neighbour_rows(bench, server, groups):
     database = os.path.join(directory, "notifications.sqlite3")
     shutil.copyfile(bench.migrated_template(server), database)
     fill(database, 2_000 if smoke else 200_000)
-    with sqlite3.connect(database) as connection:
+    connection = sqlite3.connect(database)
+    with connection:
         connection.execute("DELETE FROM notification_reads")
         connection.execute("UPDATE notifications SET read_at = NULL")
+    connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")  # the copy below is of the file alone
+    connection.close()
+    rounds = 1 if smoke else 3
+    # First: a daemon that loses marks fails the figure before the long runs.
+    marks = mark_rows(bench, server, reader_groups, bench.copy_of(database, "neighbour-marks"), rounds)
     daemon = bench.connected_daemon(server, database, name="neighbours")
     path = database + ".sock"
-    rounds = 1 if smoke else 3
     flood_count = 500 if smoke else 20_000
     p99s = {name: [] for name in ("quiet", "oneway marks", "mark of all")}
     maxes = {name: [] for name in p99s}
@@ -120,6 +130,7 @@ def neighbour_rows(bench, server, groups):
     finally:
         bench.stop_daemon(daemon)
     rows = latency_rows(p99s, maxes, flood_count)
+    rows += marks
     rows += search_rows(bench, server, reader_groups, rounds)
     rows += connection_rows(bench, server, groups)
     return rows
@@ -154,6 +165,167 @@ def latency_rows(p99s, maxes, flood_count):
     return [row] + rows
 
 
+def mark_rows(bench, server, reader_groups, database, rounds):
+    """Marks on `database` (every row unread for everyone), with no pushes flowing: pipelined
+    oneway marks, then a mark of all."""
+    os.chmod(os.path.dirname(database), 0o711)
+    daemon = bench.connected_daemon(server, database, name="marks")
+    path = database + ".sock"
+    try:
+        rows = oneway_mark_rows(bench, path, reader_groups)
+        rows += mark_all_rows(bench, path, reader_groups, rounds)
+    finally:
+        bench.stop_daemon(daemon)
+    return rows
+
+
+def daemon_version():
+    text = subprocess.run([DAEMON, "--version"], capture_output=True, text=True).stdout.strip()
+    return text, tuple(int(part) for part in text.split(".")[:2] if part.isdigit())
+
+
+def oneway_mark_rows(bench, path, reader_groups):
+    """How many of a run's pipelined oneway marks on fresh connections are made (issue 56: some
+    were lost). One reader, ids in runs of their own: oneway_marks.py counts the reader's unread
+    before and after. This release's daemon fails the figure on any mark lost; an older one
+    (INTRAPUSH_BENCH_DAEMON) reports it."""
+    count, repeats = (300, 2) if bench.options.smoke else (3_000, 10)
+    version, numbers = daemon_version()
+    made = {1: [], 16: []}
+    first = 1
+    for connections in made:
+        for _ in range(repeats):
+            answer = subprocess.run(as_user(MARKER, reader_groups) + ["python3", MARKS, path, "--first", str(first),
+                                    "--count", str(count), "--connections", str(connections)],
+                                    capture_output=True, text=True, timeout=300)
+            found = re.search(r" made (-?\d+) lost ", answer.stdout)
+            if answer.returncode != 0 or not found:
+                raise BenchError(f"oneway_marks.py exited with {answer.returncode}: {answer.stderr.strip()[-300:]}")
+            log(f"  {answer.stdout.strip()}")
+            made[connections].append(int(found.group(1)))
+            first += count
+    rows = []
+    for connections, figures in made.items():
+        where = "one fresh connection" if connections == 1 else f"{connections} fresh connections of one reader at once"
+        row = Row(f"Neighbours: oneway marks made, {count:,} on {where}", f"{count:,} of {count:,} in every run",
+                  f"{runs(repeats)}, each on ids of its own, unread: {count:,} MarkRead calls with oneway, pipelined as "
+                  f"fast as the socket takes them, then one awaited on each connection (oneway_marks.py); marks made, "
+                  f"from the reader's unread count before and after")
+        row.values = summarise(figures, lambda v: f"{v:,}")
+        row.samples = figures
+        row.met = min(figures) == count
+        rows.append(row)
+    if numbers >= (0, 7) and not all(row.met for row in rows):
+        raise BenchError(f"intrapushd {version} lost pipelined oneway marks: made of {count:,} in each run, one connection "
+                         f"{made[1]}, 16 connections {made[16]}")
+    return rows
+
+
+def mark_all_rows(bench, path, reader_groups, repeats):
+    """A mark of all of a reader's unread, timed from the call to its answer, while the same reader
+    asks for a page of 20 over and over, each on a connection of its own; a new reader each run,
+    so that every row is unread for them."""
+    seconds, pages, failures, asked = [], [], [], 0
+    unread = None
+    for run in range(repeats):
+        person = MARKERS_OF_ALL + run
+        marker = bench.spawn(as_user(person, reader_groups) + ["python3", "-c", TIMED_MARK_ALL, path],
+                             stdout=subprocess.PIPE, text=True)
+        stop, sent, times, failed = threading.Event(), threading.Event(), [[]], []
+        pager = threading.Thread(target=call_loop, args=(path, person, reader_groups, [LIST_20], stop, times, failed, sent))
+        pager.start()
+        try:
+            line = marker.stdout.readline().strip()
+            sent.set()
+            answer = marker.stdout.readline().split() if line == "sent" else [line]
+        finally:
+            sent.set()
+            stop.set()
+            pager.join()
+            bench.stop(marker)
+        if len(answer) != 2:
+            raise BenchError(f"the mark of all: {' '.join(answer) or 'no answer'}")
+        seconds.append(float(answer[0]) / 1000)
+        unread = int(answer[1])
+        pages += times[0]
+        failures += failed
+        asked += len(times[0]) + len(failed)
+        log(f"  mark of all of {unread:,}, run {run + 1}: {seconds[-1]:.2f} s; {len(times[0])} pages meanwhile")
+    row = Row(f"Neighbours: mark of all, {unread:,} unread", "≤ 3 s",
+              f"MarkRead with all of a reader to whom every row is unread, from the call to its answer, no pushes flowing; "
+              f"{runs(repeats)}, a new reader each")
+    row.values = summarise(seconds, lambda v: f"{v:.2f} s")
+    row.samples = seconds
+    row.met = max(seconds) <= 3
+    pages.sort()
+    page_row = Row("Neighbours: the same reader's pages during the mark of all, p90; answered", "all answered, p90 ≤ 25 ms",
+                   "List of 20 as the reader who marks, each on a connection of its own, one after another from the mark's "
+                   "call to its answer" + (f"; not answered: {'; '.join(sorted(set(failures)))}" if failures else ""))
+    page_row.values = ("", f"{percentile(pages, 0.9):.1f} ms; {len(pages):,} of {asked:,} answered", "")
+    page_row.met = bool(pages) and not failures and percentile(pages, 0.9) <= 25
+    return [row, page_row]
+
+
+TIMED_MARK_ALL = ("import json, socket, sys, time\n"
+                  "c = socket.socket(socket.AF_UNIX); c.connect(sys.argv[1]); c.settimeout(300)\n"
+                  "t = time.monotonic()\n"
+                  "c.sendall(json.dumps({'method': 'io.intrapush.Notifications.MarkRead', 'parameters': {'all': True}}).encode() + b'\\0')\n"
+                  "print('sent', flush=True)\n"
+                  "b = b''\n"
+                  "while b'\\0' not in b:\n"
+                  "    d = c.recv(65536)\n"
+                  "    if not d: break\n"
+                  "    b += d\n"
+                  "r = json.loads(b.split(b'\\0')[0]) if b'\\0' in b else {'error': 'closed'}\n"
+                  "print(f\"{(time.monotonic() - t) * 1000:.1f} {r['parameters']['marked']}\" if 'error' not in r else r['error'])\n")
+LIST_20 = {"method": "io.intrapush.Notifications.List", "parameters": {"limit": 20}}
+
+
+def call_loop(path, uid, groups, calls, stop, times, failures, start=None):
+    """`calls` in turn as `uid`, one after another (from `start` on, when given) until `stop`, each
+    on a connection of its own: each one's ms in times[its index], or what came instead in
+    `failures`. In a thread of this process: setpriv would time a program's start."""
+    caller = subprocess.Popen(as_user(uid, groups) + ["python3", "-c", CALL_LOOP, path, json.dumps(calls)],
+                              stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    try:
+        if start is not None:
+            start.wait()
+        while not stop.is_set():
+            caller.stdin.write("\n")
+            caller.stdin.flush()
+            index, _, result = caller.stdout.readline().strip().partition(" ")
+            if not index:
+                failures.append("the caller exited")
+                return
+            try:
+                times[int(index)].append(float(result))
+            except ValueError:
+                failures.append(result)
+            time.sleep(0.02)
+    finally:
+        caller.stdin.close()
+        caller.wait(40)
+
+
+CALL_LOOP = ("import json, socket, sys, time\n"
+             "calls = [json.dumps(c).encode() + b'\\0' for c in json.loads(sys.argv[2])]\n"
+             "n = 0\n"
+             "while sys.stdin.readline():\n"
+             "    t = time.monotonic(); b = b''\n"
+             "    try:\n"
+             "        c = socket.socket(socket.AF_UNIX); c.connect(sys.argv[1]); c.settimeout(30)\n"
+             "        c.sendall(calls[n % len(calls)])\n"
+             "        while b'\\0' not in b:\n"
+             "            d = c.recv(1 << 20)\n"
+             "            if not d: break\n"
+             "            b += d\n"
+             "        c.close()\n"
+             "    except OSError as e: b = str(e).encode()\n"
+             "    r = json.loads(b.split(b'\\0')[0]) if b'\\0' in b else {'error': b.decode() or 'closed'}\n"
+             "    print(n % len(calls), f'{(time.monotonic() - t) * 1000:.3f}' if 'error' not in r else r['error'], flush=True)\n"
+             "    n += 1\n")
+
+
 def search_rows(bench, server, reader_groups, rounds):
     """Push → ack and another reader's pages beside four searches over the prefilled database."""
     database = bench.copy_of(bench.prefilled_template, "neighbour-searches")
@@ -168,7 +340,8 @@ def search_rows(bench, server, reader_groups, rounds):
                 searchers = []
                 if name == "searches":
                     for n in range(4):
-                        searchers.append(bench.spawn(as_user(NEIGHBOUR, reader_groups) + ["python3", "-c", SEARCH_LOOP, path],
+                        searchers.append(bench.spawn(as_user(NEIGHBOUR, reader_groups) + ["python3", "-c", COUNT_LOOP, path,
+                                                                                           json.dumps({"grep": "no such words"})],
                                                      stdin=subprocess.PIPE, stdout=subprocess.DEVNULL))
                     time.sleep(0.5)  # the four searches under way before the pages are timed
                 times = alone_pages if name == "quiet" else pages
@@ -182,6 +355,7 @@ def search_rows(bench, server, reader_groups, rounds):
                 p99s[name].append(latency["p99"] / 1000)
                 maxes[name].append(latency["max"] / 1000)
                 log(f"  round {round_number + 1}, {name}: push p99 {latency['p99'] / 1000:.3f} ms, max {latency['max'] / 1000:.1f} ms")
+        beside_counts = filtered_count_rows(bench, path, reader_groups)
     finally:
         bench.stop_daemon(daemon)
     ratios = [value / alone for value, alone in zip(p99s["searches"], p99s["quiet"])]
@@ -203,19 +377,74 @@ def search_rows(bench, server, reader_groups, rounds):
                    f"p50 {percentile(alone_pages, 0.5):.1f} / p90 {percentile(alone_pages, 0.9):.1f} ms)")
     page_row.values = ("", f"{percentile(pages, 0.5):.1f} / {percentile(pages, 0.9):.1f} / {pages[-1]:.1f} ms", "")
     page_row.met = percentile(pages, 0.9) <= 25
-    return [quiet_row, push_row, page_row]
+    return [quiet_row, push_row, page_row] + beside_counts
 
 
-SEARCH_LOOP = ("import json, socket, sys\n"
-               "c = socket.socket(socket.AF_UNIX); c.connect(sys.argv[1])\n"
-               "call = json.dumps({'method': 'io.intrapush.Notifications.Count', 'parameters': {'filter': {'grep': 'no such words'}}}).encode() + b'\\0'\n"
-               "while True:\n"
-               "    c.sendall(call)\n"
-               "    b = b''\n"
-               "    while b'\\0' not in b:\n"
-               "        d = c.recv(65536)\n"
-               "        if not d: sys.exit(0)\n"
-               "        b += d\n")
+def filtered_count_rows(bench, path, reader_groups):
+    """Another reader's Show of one id and page of 20, alone and then while four connections of
+    one reader each ask Count with a filter over and over (at least a priority; a time range;
+    unread; all three): a filter's search must not hold up a point read or a page. No pushes."""
+    prefill = bench.options.prefill
+    durations = (("alone", 1), ("beside", 2)) if bench.options.smoke else (("alone", 5), ("beside", 10))
+    with sqlite3.connect(bench.prefilled_template) as connection:
+        first, last = connection.execute("SELECT min(received_at), max(received_at) FROM notifications").fetchone()
+    since, until = first + (last - first) // 4, last - (last - first) // 4
+    filters = [{"priority": 4}, {"since": since, "until": until}, {"unread": True},
+               {"priority": 2, "since": since, "until": until, "unread": True}]
+    calls = [{"method": "io.intrapush.Notifications.Show", "parameters": {"id": prefill // 2}}, LIST_20]
+    figures, failures = {}, []
+    for name, seconds in durations:
+        counters = []
+        if name == "beside":
+            for search in filters:
+                counters.append(bench.spawn(as_user(NEIGHBOUR, reader_groups) + ["python3", "-c", COUNT_LOOP, path,
+                                                                                 json.dumps(search)],
+                                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True))
+            time.sleep(0.5)  # the four Counts under way before the calls are timed
+        stop, times = threading.Event(), [[], []]
+        caller = threading.Thread(target=call_loop, args=(path, OTHER_READER, reader_groups, calls, stop, times, failures))
+        caller.start()
+        time.sleep(seconds)
+        stop.set()
+        caller.join()
+        ended = [counter.stderr.read().strip() or f"exit {counter.returncode}" for counter in counters
+                 if counter.poll() is not None]
+        for counter in counters:
+            bench.stop(counter)
+            counter.stderr.close()
+        if ended:
+            raise BenchError(f"a filtered Count ended: {ended[0]}")
+        figures[name] = [sorted(values) for values in times]
+        log(f"  Show and page, {name}: {len(times[0])} Show, {len(times[1])} List, {len(failures)} failed so far")
+    rows = []
+    for index, what in ((0, "Show of one id"), (1, "page of 20")):
+        alone, beside = figures["alone"][index], figures["beside"][index]
+        row = Row(f"Neighbours: another reader's {what} beside four filtered Counts, p50 / p90 / max", "p90 ≤ 25 ms",
+                  f"{len(beside):,} calls, each on a connection of its own, alternating with the "
+                  f"{'page' if index == 0 else 'Show'}, while four connections of one reader each ask Count over and over "
+                  f"with a filter (at least priority 4; a time range of half the rows; unread; all three) over "
+                  f"{prefill:,} rows, no pushes (alone: {len(alone):,}, p50 {percentile(alone, 0.5):.1f} / "
+                  f"p90 {percentile(alone, 0.9):.1f} ms)" + (f"; failed: {'; '.join(sorted(set(failures)))}" if failures else ""))
+        row.values = ("", f"{percentile(beside, 0.5):.1f} / {percentile(beside, 0.9):.1f} / "
+                          f"{beside[-1] if beside else 0:.1f} ms", "")
+        row.met = bool(beside) and not failures and percentile(beside, 0.9) <= 25
+        rows.append(row)
+    return rows
+
+
+# Count with the filter argv[2], over and over on one connection; an error answer ends it, named.
+COUNT_LOOP = ("import json, socket, sys\n"
+              "c = socket.socket(socket.AF_UNIX); c.connect(sys.argv[1])\n"
+              "call = json.dumps({'method': 'io.intrapush.Notifications.Count', 'parameters': {'filter': json.loads(sys.argv[2])}}).encode() + b'\\0'\n"
+              "while True:\n"
+              "    c.sendall(call)\n"
+              "    b = b''\n"
+              "    while b'\\0' not in b:\n"
+              "        d = c.recv(65536)\n"
+              "        if not d: sys.exit(0)\n"
+              "        b += d\n"
+              "    r = json.loads(b.split(b'\\0')[0])\n"
+              "    if 'error' in r: sys.exit(f\"{r['error']} {json.dumps(r.get('parameters'))}\")\n")
 
 
 def page_loop(path, reader_groups, stop, times):

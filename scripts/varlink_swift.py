@@ -63,6 +63,16 @@ def swift_string(text):
     return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
+# The line in a method's comment that declares it idempotent: a client may send it again when
+# the daemon closed the connection before answering (a restart), because it only reads, or does
+# nothing the second time.
+REPEAT_MARKER = "Safe to repeat"
+
+
+def may_repeat(method):
+    return any(line.strip().startswith(REPEAT_MARKER) for line in method.doc)
+
+
 def check_distinct(names, what):
     """Two IDL names that Swift would write the same (`Type` and `type`) cannot both be members."""
     seen = {}
@@ -293,6 +303,9 @@ class Emitter:
         self.hiding.append({"Parameters", "Reply"})
         self.line(f"package static let qualifiedName = {swift_string(interface.name + '.' + method.name)}")
         self.line(f"package typealias Failure = {self.swift_name}.Failure")
+        # Retrying is opt-in: only a method whose comment says so is sent again after a restart
+        # lost its answer (a new write method is not, until someone has thought it through).
+        self.line(f"package static let mayRepeat = {'true' if may_repeat(method) else 'false'}")
         self.line()
         self.value_type("Parameters", method.parameters, [])
         self.line()

@@ -6,16 +6,18 @@ package struct MarkPart: Sendable, Equatable {
     package enum Work: Sendable, Equatable {
         /// These ids (`NotificationMarker.markRead(ids:…)`'s rules).
         case ids([Int64])
-        /// At most `limit` of those unread for the viewer, after the id `after` and up to
+        /// Those unread for the viewer among the next `limit` rows after the id `after`, up to
         /// `upTo` (nil: the newest now, which the result names: the same bound for every part).
+        /// The rows examined are bounded, not the rows marked: a part over rows read long ago
+        /// takes no longer than one over unread ones.
         case unread(after: Int64, upTo: Int64?, limit: Int)
     }
 
     /// What a part did.
     package struct Result: Sendable, Equatable {
         package var outcome: NotificationMarker.Outcome
-        /// `.unread`: the last id marked (or `after` when none), the bound, and whether no
-        /// unread one is left up to it.
+        /// `.unread`: the last id examined (or `after` when none), the bound, and whether no
+        /// row is left up to it.
         package var lastID: Int64
         package var upTo: Int64?
         package var isExhausted: Bool
@@ -58,22 +60,28 @@ extension NotificationMarker {
         after: Int64, upTo: Int64?, limit: Int, for viewer: Viewer, at now: Int64, receipts: ReadReceiptTemplate?
     ) throws -> MarkPart.Result {
         let bound = try upTo ?? newestID()
-        var conditions = [viewer.unreadCondition(schemaVersion: Schema.latestVersion), "id > ?", "id <= ?"]
-        var values: [SQLValue] = [.integer(after), .integer(bound)]
+        var wanted = viewer.unreadCondition(schemaVersion: Schema.latestVersion)
+        var values: [SQLValue] = []
         if let visibility = viewer.visibility(schemaVersion: Schema.latestVersion) {
-            conditions.append(visibility.sql)
-            values += visibility.values
+            wanted += " AND " + visibility.sql
+            values = visibility.values
         }
-        let unread = try statement(
-            "SELECT id, message_id FROM notifications WHERE " + conditions.joined(separator: " AND ") + " ORDER BY id LIMIT ?")
-        try unread.bind(values + [.integer(Int64(limit))])
+        // Through the primary key, `limit` rows at most, each asked whether it is wanted.
+        let next = try statement(
+            "SELECT id, message_id, " + wanted + " FROM notifications WHERE id > ? AND id <= ? ORDER BY id LIMIT ?")
+        try next.bind(values + [.integer(after), .integer(bound), .integer(Int64(limit))])
         var found: [(Int64, String?)] = []
+        var (examined, lastID) = (0, after)
         do {
-            defer { unread.reset() }
-            while try unread.step() { found.append((unread.int64(at: 0), unread.string(at: 1))) }
+            defer { next.reset() }
+            while try next.step() {
+                examined += 1
+                lastID = next.int64(at: 0)
+                if next.int64(at: 2) == 1 { found.append((lastID, next.string(at: 1))) }
+            }
         }
         let outcome = try markFound(found, for: viewer, at: now, receipts: receipts)
-        return MarkPart.Result(outcome: outcome, lastID: found.last?.0 ?? after, upTo: bound, isExhausted: found.count < limit)
+        return MarkPart.Result(outcome: outcome, lastID: lastID, upTo: bound, isExhausted: examined < limit)
     }
 
     private func newestID() throws -> Int64 {

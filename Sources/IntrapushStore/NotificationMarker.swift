@@ -10,6 +10,8 @@ import IntrapushSupport
 package final class NotificationMarker {
     let connection: SQLiteConnection
     private lazy var outbox = OutboxTable(connection: connection)
+    /// The first outbox row of the receipts queued since `forgetReceiptRows`.
+    package private(set) var firstReceiptRow: Int64?
     /// Prepared once for the marker's life: the daemon's marks reuse them slice after slice.
     private lazy var insertMark = Result {
         try connection.prepare(
@@ -138,6 +140,10 @@ package final class NotificationMarker {
         try setFirstRead.step()
     }
 
+    package func forgetReceiptRows() {
+        firstReceiptRow = nil
+    }
+
     /// 1 when queued; 0 when the same receipt still waits (its id came from the template).
     private func queueReceipt(_ template: ReadReceiptTemplate, messageID: String, reader: Viewer, readAt: Int64) throws -> Int {
         let submission = OutboxSubmission(
@@ -145,7 +151,9 @@ package final class NotificationMarker {
             kind: .readReceipt,
             expiresAt: template.timeToLive.map { readAt + $0 })
         switch try outbox.enqueue(submission, at: readAt) {
-        case .success: return 1
+        case .success(let row):
+            if firstReceiptRow == nil { firstReceiptRow = row }
+            return 1
         case .failure(.duplicate): return 0
         case .failure(let refusal): throw refusal
         }

@@ -7,9 +7,15 @@ extension NotificationStore {
         }
     }
 
-    /// Up to `limit` messages still to deliver, in queue order, after row `rowID`.
+    /// Up to `limit` messages still to deliver, in queue order, after row `rowID`; none from the
+    /// first receipt not yet durable on (its mark may yet be lost: the server must not hear of it).
     package func undeliveredOutbox(after rowID: Int64, limit: Int) throws -> [OutboxEntry] {
-        try outbox.undelivered(after: rowID, limit: limit)
+        try outbox.undelivered(after: rowID, before: receiptsNotYetDurable.first?.firstRow ?? .max, limit: limit)
+    }
+
+    /// Every commit up to `commit` is durable: so are the receipts it queued.
+    package func receiptsDurable(through commit: Int) {
+        receiptsNotYetDurable.removeAll { $0.commit <= commit }
     }
 
     /// Records what went out and what the server acknowledged, in one transaction.
@@ -36,7 +42,12 @@ extension NotificationStore {
     /// Commits parts of the local API's marks in one transaction; see `MarkPart`. With
     /// `.byCaller`, as a burst's batch: durable once the caller's `walFile.sync()` returns.
     package func markParts(_ parts: [MarkPart], at now: Int64, syncing sync: WALSync = .inCommit) throws -> [MarkPart.Result] {
-        guard sync == .inCommit else { return try syncedByCaller { try marker.mark(parts, at: now) } }
+        guard sync == .inCommit else {
+            marker.forgetReceiptRows()
+            let results = try syncedByCaller { try marker.mark(parts, at: now) }
+            if let first = marker.firstReceiptRow { receiptsNotYetDurable.append((commitsWritten, first)) }
+            return results
+        }
         return try marker.mark(parts, at: now)
     }
 

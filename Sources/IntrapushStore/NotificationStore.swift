@@ -51,6 +51,9 @@ package final class NotificationStore: @unchecked Sendable {
     package private(set) var lastCommitSyncedInCommit = 0
     /// Inside `syncedByCaller`: commits go without SQLite's sync.
     private var isSyncedByCaller = false
+    /// Read receipts committed without SQLite's sync, by commit, with the first outbox row of
+    /// each, oldest first: the outbox sends nothing from there on until that commit is durable.
+    var receiptsNotYetDurable: [(commit: Int, firstRow: Int64)] = []
 
     static let insertSQL = """
         INSERT INTO notifications (message_id, received_at, payload, title, body, priority, link, recipients)
@@ -163,7 +166,11 @@ package final class NotificationStore: @unchecked Sendable {
         connection.onCommit { [unowned self] pages in
             // SQLite calls this only after a commit that wrote frames to the log.
             commitsWritten += 1
-            if !isSyncedByCaller { lastCommitSyncedInCommit = commitsWritten }
+            if !isSyncedByCaller {
+                // SQLite's sync carries every commit before it.
+                lastCommitSyncedInCommit = commitsWritten
+                receiptsNotYetDurable = []
+            }
             handler(pages)
         }
     }

@@ -2,7 +2,9 @@
 the notifications as they arrive, one id a call; it records which ids the daemon (or the CLI
 itself, when no daemon answers yet) answered as marked now, that is which marks were committed.
 While the server streams pushes, the daemon makes each of these marks durable with the next
-push's sync rather than one of its own: after the cut, every id recorded must be read."""
+push's sync rather than one of its own: after the cut, every id recorded must be read. With read
+receipts on, each mark queues its receipt in the same transaction ("marked 1 notification read;
+1 read receipt queued"), which may leave for the server only once the mark is durable."""
 from cli_loop import CLILoop
 
 

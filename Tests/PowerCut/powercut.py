@@ -4,7 +4,8 @@ goes, and come back on what survived?
 
 Each seeded round puts the daemon's database (and only it) on a cutfs mount (cutfs.py: unsynced
 writes live in memory until fsync), has the server of push_server.py stream pushes to it, and a
-sender thread run `intrapush send` in a loop. After a random 0.5–2.5 s from the connection (in
+sender thread run `intrapush send` in a loop and a marker thread `intrapush mark-read`, with
+read receipts on (`read_receipt_text`). After a random 0.5–2.5 s from the connection (in
 every other strict round 0–1 s from the daemon's start, which creates the database's directory
 and the database: are they durable?) the power goes (`cut`, `cut torn` or `cut scatter`, a third
 of the rounds each), the daemon and the CLI in flight are SIGKILLed, and the same backing is
@@ -14,9 +15,12 @@ mounted again: the reboot. Then:
 - every `intrapush send` that exited 0 is in `outbox`;
 - every `intrapush mark-read` answered "marked" (marker.py, beside the sender) is read: while
   pushes stream, the daemon makes a mark durable with the next push's sync, not one of its own;
+- every read receipt the server received names a push that is stored and read: a receipt leaves
+  only once its mark is durable, so none upstream speaks of a mark the cut took back;
 - the daemon starts on the database again and reconnects, the server receives every outbox
   message still queued or sent, every send that exited 0 has reached the server by then, and a
-  new push is acknowledged; SIGTERM stops it with 0.
+  new push is acknowledged; SIGTERM stops it with 0; every receipt received by then names a read
+  push too, and every mark kept has its receipt at the server.
 Strict rounds (cutfs --strict) make a name durable only once its directory is fsynced.
 Burst rounds (--burst-rounds, strict, after the others) have no sender: the server sends one
 burst of BURST pushes at once, and the power goes as soon as half of them are acknowledged,
@@ -35,10 +39,10 @@ commits, starts the log over.
                 [--binaries .build/release]
 
 Run as root with Debian's /usr/bin/python3 (python3-fusepy). Exit 1 on any loss, a database
-that is not intact, a failed restart or an outbox message that never reached the server; the
-directories of failed rounds are kept. A round is replayed with `--seed S --rounds 1`, plus
-`--strict-rounds 1` for a strict one (the seed fixes the cut's moment and kind,
-not how far the daemon got by then).
+that is not intact, a failed restart, an outbox message that never reached the server or a read
+receipt upstream for a mark that was lost; the directories of failed rounds are kept. A round is
+replayed with `--seed S --rounds 1`, plus `--strict-rounds 1` for a strict one (the seed fixes
+the cut's moment and kind, not how far the daemon got by then).
 """
 import argparse
 import os
@@ -51,7 +55,7 @@ import time
 import restart_rounds
 from harness import CutFSMount, finish, remove_round
 from intrapush_test_support import daemon_environment, start_daemon, stop, wait_for
-from push_server import ACK_TEXT, UPSTREAM_ACK, PushServer
+from push_server import ACK_TEXT, RECEIPT_TEXT, UPSTREAM_ACK, PushServer
 from marker import Marker
 from sender import Sender
 
@@ -77,19 +81,20 @@ connect_timeout = "2s"
 log_level = "info"
 ack_text = "{ack}"
 upstream_ack_text = "{upstream_ack}"
+read_receipt_text = '{receipt}'
 """
 
 
 def inspect(database):
-    """After the reboot: (integrity_check's verdict, push ids stored, {outbox id: state}, the
-    notification ids read).
+    """After the reboot: (integrity_check's verdict, push ids stored, {outbox id: state},
+    {notification id read: its message id}).
 
     Read from a copy of the database and its logs (not the -shm, which recovery rebuilds), opened
     for writing: a cut in the daemon's first transaction leaves a hot rollback journal, which only a
     writer may roll back (read-only, SQLite answers "attempt to write a readonly database"). The
     files on the mount stay as the cut left them, so that the daemon's own recovery runs next."""
     if not os.path.exists(database):
-        return "no database", set(), {}, set()
+        return "no database", set(), {}, {}
     with tempfile.TemporaryDirectory(prefix="inspect-") as copies:
         for suffix in ("", "-wal", "-journal"):
             if os.path.exists(database + suffix):
@@ -101,17 +106,26 @@ def inspect(database):
             pushes = {row[0] for row in db.execute("SELECT message_id FROM notifications")} \
                 if "notifications" in tables else set()
             outbox = dict(db.execute("SELECT message_id, state FROM outbox")) if "outbox" in tables else {}
-            read = {row[0] for row in db.execute("SELECT notification_id FROM notification_reads")} \
-                if "notification_reads" in tables else set()
+            read = dict(db.execute("SELECT r.notification_id, n.message_id FROM notification_reads r "
+                                   "LEFT JOIN notifications n ON n.id = r.notification_id")) \
+                if "notification_reads" in tables else {}
             return verdict, pushes, outbox, read
         except sqlite3.DatabaseError as error:
-            return f"error: {error}", set(), {}, set()
+            return f"error: {error}", set(), {}, {}
         finally:
             db.close()
 
 
+def receipts_for_lost_marks(receipts, read):
+    """The message ids named by read receipts the server received (`receipts`: {receipt id:
+    message id}) that no notification read after the reboot has (`read`, from inspect): a receipt
+    upstream for a mark the cut took back, or for a push it took back with its mark."""
+    kept = set(read.values())
+    return sorted({message_id for message_id in receipts.values() if message_id not in kept})
+
+
 def one_round(number, seed, strict, first_second, options, workdir, variant=""):
-    """`variant`: "" (a stream of pushes and sends), "burst", "restart" or "no-checkpointer"."""
+    """`variant`: "" (a stream of pushes, sends and marks), "burst", "restart" or "no-checkpointer"."""
     rng = random.Random(seed)
     kind = KINDS[min(int(rng.random() * 3), 2)] if variant in ("", "burst") else "scatter"
     delay = rng.uniform(0.0, 1.0) if first_second else rng.uniform(0.5, 2.5)
@@ -124,14 +138,15 @@ def one_round(number, seed, strict, first_second, options, workdir, variant=""):
     config = os.path.join(root, "intrapush.conf")
     with open(config, "w") as file:
         file.write(CONFIG.format(port=server.port, database=database, ack=ACK_TEXT,
-                                 upstream_ack=UPSTREAM_ACK))
+                                 upstream_ack=UPSTREAM_ACK, receipt=RECEIPT_TEXT))
     environment = daemon_environment(root, os.environ)
     environment.update(SWITCHES.get(variant, {}))
     daemon_binary = os.path.join(options.binaries, "intrapushd")
     r = dict(number=number, seed=seed, strict=strict, kind=kind, first_second=first_second, variant=variant,
              delay=delay, acked=0, lost=0, verdict="not checked", intact=False, sends=0, sends_lost=0,
              waiting=0, delivered=False, restarted=False, problems=[], stats="", armed_cut="",
-             wal_restarts=0, marks=0, marks_lost=0)
+             wal_restarts=0, marks=0, marks_lost=0, receipts=0, receipts_before_cut=0, receipts_lost=0,
+             first_receipts_lost=[])
     started = time.monotonic()
     log = open(os.path.join(root, "log"), "ab")  # the daemon's and cutfs's
     sends_log = open(os.path.join(root, "sends.log"), "ab")  # the CLI's complaints
@@ -179,6 +194,7 @@ def one_round(number, seed, strict, first_second, options, workdir, variant=""):
             # Acknowledgements already in the socket's buffer count: the daemon sent them.
             wait_for("the server to see the daemon go", lambda: server.open_connections() == 0)
         acked, sends, marks, before = server.acked_ids(), list(sender.ok), list(marker.ok), server.latest()
+        r["receipts_before_cut"] = len(server.receipts_received())
         server.manual = False  # after the reboot the server streams, whatever the round
         r.update(acked=len(acked), sends=len(sends), send_failures=sender.failures, marks=len(marks))
 
@@ -191,6 +207,7 @@ def one_round(number, seed, strict, first_second, options, workdir, variant=""):
             r["first_lost"] = sorted(acked - pushes)[:3]
             r["sends_lost"] = sum(message_id not in outbox for message_id in sends)
             r["marks_lost"] = sum(row not in read for row in marks)
+            check_receipts(r, server, read)  # those sent before the cut, in case the restart fails
             waiting = {key for key, state in outbox.items() if state in ("queued", "sent")}
             r["waiting"] = len(waiting)
             daemon = start_daemon(daemon_binary, config, environment, stderr=log)
@@ -209,11 +226,18 @@ def one_round(number, seed, strict, first_second, options, workdir, variant=""):
                 r["delivered"] = not never
                 if never:
                     r["problems"].append(f"{len(never)} sends never reached the server: {sorted(never)[:3]}")
+                # Each kept mark's receipt was queued with it, so it has reached the server by now
+                # (sent before the cut, or waiting): else the receipt check above saw nothing.
+                unsent = {read[row] for row in marks if row in read} - set(server.receipts_received().values())
+                if unsent:
+                    r["problems"].append(f"{len(unsent)} receipts of kept marks never reached the server: "
+                                         f"{sorted(unsent, key=str)[:3]}")
             finally:
                 status = stop(daemon)
             if r["restarted"] and status != 0:
                 r["restarted"] = False
                 r["problems"].append(f"the restarted daemon exited {status} on SIGTERM")
+            check_receipts(r, server, read)  # and those sent again after the restart
     except AssertionError as error:  # a wait timed out, or the restarted daemon exited
         r["problems"].append(str(error))
     except Exception as error:  # noqa: BLE001 -- the round fails, the others still run
@@ -223,9 +247,16 @@ def one_round(number, seed, strict, first_second, options, workdir, variant=""):
         log.close()
         sends_log.close()
     r["seconds"] = time.monotonic() - started
-    r["passed"] = (r["lost"] == 0 and r["sends_lost"] == 0 and r["marks_lost"] == 0 and r["intact"]
-                   and r["restarted"] and r["delivered"] and not r["problems"])
+    r["passed"] = (r["lost"] == 0 and r["sends_lost"] == 0 and r["marks_lost"] == 0 and r["receipts_lost"] == 0
+                   and r["intact"] and r["restarted"] and r["delivered"] and not r["problems"])
     return r
+
+
+def check_receipts(r, server, read):
+    """Counts the read receipts received so far and those naming a mark that was lost."""
+    receipts = server.receipts_received()
+    lost = receipts_for_lost_marks(receipts, read)
+    r.update(receipts=len(receipts), receipts_lost=len(lost), first_receipts_lost=lost[:3])
 
 
 def describe(r):
@@ -241,12 +272,15 @@ def describe(r):
     line = (f"round {r['number']} seed={r['seed']} {kind} {when}: acked={r['acked']} "
             f"lost={r['lost']} integrity={r['verdict']!r} sends={r['sends']} "
             f"(failed {failures or 0}) sends_lost={r['sends_lost']} marks={r['marks']} marks_lost={r['marks_lost']} "
-            f"waiting={r['waiting']} "
+            f"receipts={r['receipts']} ({r['receipts_before_cut']} before the cut) "
+            f"receipts_lost={r['receipts_lost']} waiting={r['waiting']} "
             f"delivered={'yes' if r['delivered'] else 'NO'} "
             f"restarted={'yes' if r['restarted'] else 'NO'} {r['seconds']:.1f}s "
             f"{'ok' if r['passed'] else 'FAILED'}")
     if r["lost"]:
         line += f" first lost {r['first_lost']}"
+    if r["receipts_lost"]:
+        line += f" receipts for lost marks {r['first_receipts_lost']}"
     for problem in r["problems"]:
         line += f"\n    {problem}"
     return line + f"\n    at cut: {r['stats']}"
@@ -310,6 +344,10 @@ def main():
     print(f"outbox delivered after restart: {total('delivered')}/{n}")
     print(f"marks answered: {total('marks')}")
     print(f"marks answered but lost: {total('marks_lost')}")
+    print(f"rounds with the marker and read receipts: {count(lambda r: r['variant'] == '')} "
+          f"(with marks answered {count(lambda r: r['variant'] == '' and r['marks'])})")
+    print(f"read receipts received: {total('receipts')} ({total('receipts_before_cut')} before the cut)")
+    print(f"read receipts naming a lost mark: {total('receipts_lost')}")
     print(f"seconds per round (mean): {total('seconds') / max(n, 1):.1f}")
     return finish(workdir, [r for r in results if not r["passed"]], options.keep)
 

@@ -10,9 +10,11 @@ socket, that streams pushes to every daemon that connects and writes down what c
   With `manual`, nothing is pushed but what `send(count)` sends at once on the latest
   connection: the restart rounds (restart_rounds.py) shape their own traffic.
 - The daemon's acknowledgements (`ack_text = "received message {id}"`): the ids in `acked`.
-- Messages from the outbox (`intrapush send`, JSON objects): their ids in `received`, with the
-  connection they came on; each is acknowledged with UPSTREAM_ACK (the daemon's
-  `upstream_ack_text`), so that the daemon marks it delivered.
+- Messages from the outbox (`intrapush send`, read receipts: JSON objects): their ids in
+  `received`, with the connection they came on; each is acknowledged with UPSTREAM_ACK (the
+  daemon's `upstream_ack_text`), so that the daemon marks it delivered. A read receipt (made from
+  RECEIPT_TEXT, the daemon's `read_receipt_text`: `"type":"read"`) also goes into `receipts`, its
+  id to the message id of the push it says was read.
 - Heartbeats (`KA`) are echoed, pings answered, a close answered and the connection ended.
 Each connection has a reader thread and a pusher thread; one lock guards the records.
 """
@@ -26,6 +28,9 @@ from peer_connection import PeerConnection
 
 ACK_TEXT = "received message {id}"
 UPSTREAM_ACK = "delivered {id}"  # not ACK_TEXT: the two directions stay apart in the logs
+# No `id` member: the daemon gives each receipt a UUID of its own, so that a receipt sent again
+# after a reconnect is told from another receipt for the same push.
+RECEIPT_TEXT = '{"type":"read","message_id":"{message_id}","by":"{user}","read_at":{read_at}}'
 WINDOW = 128
 BURST_CHANCE = 0.01  # per 1–2 ms: a burst every 150 ms or so
 BODY = "power cut " * 10
@@ -44,9 +49,12 @@ class Connection(PeerConnection):
                 server.acked.add(text[len("received message "):])
                 self.acks += 1
         elif text.startswith("{"):
-            message_id = json.loads(text).get("id")
+            message = json.loads(text)
+            message_id = message.get("id")
             with server.lock:
                 server.received.append((self.number, message_id))
+                if message.get("type") == "read":
+                    server.receipts[message_id] = message.get("message_id")
             self.send(1, UPSTREAM_ACK.format(id=message_id).encode())
 
     def push(self):
@@ -102,6 +110,7 @@ class PushServer:
         self.lock = threading.Lock()
         self.acked = set()      # push ids the daemon acknowledged
         self.received = []      # (connection number, message id) of outbox messages
+        self.receipts = {}      # read receipts: their id -> the message id of the push read
         self.connections = []   # upgraded connections, in order
         self.pushed = 0
         self.pushing = True
@@ -158,6 +167,12 @@ class PushServer:
         with self.lock:
             return {message_id for number, message_id in self.received
                     if number > since_connection}
+
+    def receipts_received(self):
+        """{receipt id: the push's message id} of the read receipts received (a receipt sent
+        again after a reconnect is one)."""
+        with self.lock:
+            return dict(self.receipts)
 
     def close(self):
         self.pushing = False

@@ -36,8 +36,14 @@ rows or the database's integrity in some round, while a plain cut (nothing of th
 so nothing out of order) loses nothing. At NORMAL, which syncs the header, a `scatter` cut must
 lose nothing. A file system that keeps writes in order could not catch that writer.
 
+Then read receipts (RECEIPTS, one more check): receipt_writer.py marks pushes read in the
+daemon's tables and sends each read receipt to push_server.py's server as soon as the mark is
+committed, before any sync; the power goes after a random 0.3-1.5 s. powercut.py's receipt check
+(a receipt at the server for a push not read after the reboot) must report some at NORMAL, and
+none at FULL, which syncs each mark before its receipt goes.
+
     selftest.py [--rounds 5] [--modes OFF,NORMAL,FULL] [--strict] [--seed 1] [--keep]
-                [--hold-only] [--reorder-rounds 10]
+                [--hold-only] [--reorder-rounds 10] [--receipt-rounds 2]
 
 A round is replayed with its seed (`--seed S --rounds 1 --modes M`): the seed fixes the moment of
 the cut, its kind and which writes survive, but not how far the writer got by then (the REORDER
@@ -54,7 +60,9 @@ import tempfile
 import threading
 import time
 
+import powercut
 from harness import HERE, PYTHON, CutFSMount, mounted_under, wait_for
+from push_server import RECEIPT_TEXT, UPSTREAM_ACK, PushServer
 
 
 def check(database):
@@ -277,6 +285,59 @@ def reorder_check(rounds, seed, workdir):
     return ok
 
 
+def receipt_round(mode, seed, strict, workdir):
+    """One RECEIPTS round: receipt_writer.py at `mode`, cut at a random moment, then powercut.py's
+    receipt check on what the server received and what the reboot kept."""
+    rng = random.Random(seed)
+    kind, delay = KINDS[min(int(rng.random() * 3), 2)], rng.uniform(0.3, 1.5)
+    root = tempfile.mkdtemp(prefix=f"receipts-{mode}-{seed}-", dir=workdir)
+    backing, mountpoint = os.path.join(root, "backing"), os.path.join(root, "mnt")
+    commands, database = os.path.join(root, "commands.sock"), os.path.join(mountpoint, "receipts.db")
+    server = PushServer(0, manual=True)  # manual: it pushes nothing, it takes the receipts
+    try:
+        with open(os.path.join(root, "log"), "ab") as log:
+            with CutFSMount(backing, mountpoint, commands, strict, seed, log) as fs:
+                writer = subprocess.Popen(
+                    [PYTHON, os.path.join(HERE, "receipt_writer.py"), database, str(server.port), RECEIPT_TEXT,
+                     UPSTREAM_ACK, "--synchronous", mode], stdout=log, stderr=log)
+                try:
+                    wait_for("the first receipt at the server", lambda: writer.poll() is None
+                             and server.receipts_received(), timeout=30)
+                    time.sleep(delay)  # no condition to wait for: the random moment is the point
+                    stats = fs.command("cut" if kind == "cut" else f"cut {kind}")
+                finally:
+                    writer.kill()
+                    writer.wait()
+            wait_for("the server to see the writer go", lambda: server.open_connections() == 0)
+            receipts = server.receipts_received()
+            with CutFSMount(backing, mountpoint, commands, strict, seed, log):
+                verdict, _, _, read = powercut.inspect(database)
+    finally:
+        server.close()
+    lost = powercut.receipts_for_lost_marks(receipts, read)
+    return dict(mode=mode, seed=seed, kind=kind, delay=delay, receipts=len(receipts), read=len(read),
+                lost=len(lost), first_lost=lost[:3], verdict=verdict, stats=stats)
+
+
+def receipts_check(rounds, seed, strict, workdir):
+    """RECEIPTS; returns whether it came out as expected."""
+    ok = True
+    for mode, should_fail in (("NORMAL", True), ("FULL", False)):
+        results = [receipt_round(mode, seed + i, strict, workdir) for i in range(rounds)]
+        for r in results:
+            print(f"  RECEIPTS {mode:6} seed={r['seed']} {r['kind']:7} after {r['delay']:.2f}s: "
+                  f"receipts={r['receipts']} read={r['read']} receipts_lost={r['lost']} "
+                  f"first={r['first_lost']} integrity={r['verdict']!r} | at cut: {r['stats']}", flush=True)
+        lost = sum(r["lost"] for r in results)
+        intact = all(r["verdict"] == "ok" for r in results)
+        expected = (lost > 0 if should_fail else lost == 0) and intact
+        ok = ok and expected
+        print(f"RECEIPTS {mode}: rounds={rounds} receipts={sum(r['receipts'] for r in results)} "
+              f"naming a lost mark: {lost} (in {sum(r['lost'] > 0 for r in results)} rounds) "
+              f"-> {'as expected' if expected else 'NOT as expected'}", flush=True)
+    return ok
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--rounds", type=int, default=5)
@@ -289,6 +350,8 @@ def main():
     parser.add_argument("--hold-only", action="store_true", help="only the stalled disk's check")
     parser.add_argument("--reorder-rounds", type=int, default=10,
                         help="REORDER rounds of each kind that must fail or pass; 0: none")
+    parser.add_argument("--receipt-rounds", type=int, default=2,
+                        help="RECEIPTS rounds at NORMAL (must be caught) and at FULL; 0: none")
     args = parser.parse_args()
 
     workdir = tempfile.mkdtemp(prefix="cutfs-selftest-")
@@ -307,6 +370,9 @@ def main():
                   flush=True)
         if args.reorder_rounds and not args.hold_only:
             ok = reorder_check(args.reorder_rounds, args.seed, workdir)
+            passed, failed = passed + ok, failed + (not ok)
+        if args.receipt_rounds and not args.hold_only:
+            ok = receipts_check(args.receipt_rounds, args.seed, args.strict, workdir)
             passed, failed = passed + ok, failed + (not ok)
         for mode in ([] if args.hold_only else args.modes.split(",")):
             rounds = [one_round(mode, args.seed + i, args.strict, workdir, args.rate)

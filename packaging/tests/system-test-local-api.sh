@@ -2,8 +2,8 @@
 # others out: bob (in no group of intrapush's) opens 1,000 connections and leaves them idle, and
 # meanwhile alice's list, count and follow, her desktop agent, root's status and a fresh
 # varlinkctl call are answered, bob's next connection is told Busy, and the daemon's descriptors
-# and memory stay within the unit's ceilings. And a restart loses no caller: systemd holds the
-# socket (intrapush.socket) while the daemon restarts.
+# and memory stay within the unit's ceilings. Every pipelined oneway mark is made. And a restart
+# loses no caller: systemd holds the socket (intrapush.socket) while the daemon restarts.
 
 local_api_socket=/run/intrapush/io.intrapush
 
@@ -100,6 +100,35 @@ neighbour_checks() {
     check "meanwhile carol, a second administrator, is answered by the daemon ($output)" grep -qx "answer ok" <<<"$output"
     inside pkill -f local_api_holder.py || true
     for holder in "${holders[@]}"; do wait "$holder" 2>/dev/null || true; done
+}
+
+# Pipelined oneway marks on fresh connections, as a real reader (issue 56: some were never made):
+# dave, of the group intrapush, marks 3,000 new pushes to everyone with oneway calls on one
+# connection, then 3,000 more on sixteen connections at once; each time his unread count must
+# drop by 3,000 (oneway_marks.py asks it, and awaits a last call on each connection first).
+oneway_marks_checks() {
+    local before span first unread output status connections
+    cp packaging/tests/oneway_marks.py "$scratch/test/"
+    inside useradd --no-create-home --groups intrapush dave 2>/dev/null || true
+    before=$(server_stat acked)
+    "$devserver" burst --server "$address" --count 6000 --prefix oneway-mark- >/dev/null
+    await 300 "the 6,000 pushes to mark acknowledged" acked_at_least $((before + 6000))
+    # Their ids: the first, how many from it to the last, how many.
+    span=$(inside sqlite3 -readonly /var/lib/intrapush/notifications.sqlite3 \
+        "SELECT min(id), max(id) - min(id) + 1, count(*) FROM notifications WHERE message_id LIKE 'oneway-mark-%'" || true)
+    check "oneway marks: 6,000 pushes to mark stored, their ids consecutive (${span:-none})" test "${span#*|}" = "6000|6000"
+    first=${span%%|*}
+    for connections in 1 16; do
+        unread=$(as dave intrapush count --unread || true)
+        [[ $unread =~ ^[0-9]+$ ]] || unread=0  # the tool then says what it found
+        status=0
+        output=$(as dave python3 /mnt/test/oneway_marks.py "$local_api_socket" --first "$first" --count 3000 \
+            --connections "$connections" --expect-unread $((unread - 3000)) 2>&1) || status=$?
+        sed 's/^/      /' <<<"$output"
+        check "3,000 pipelined oneway marks on $connections fresh connection(s) of one reader: every one made (exit $status)" \
+            test "$status" = 0
+        first=$((first + 3000))
+    done
 }
 
 rider_running() { inside pgrep -u alice -f restart_rider >/dev/null; }

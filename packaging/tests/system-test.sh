@@ -131,6 +131,7 @@ if [[ -f $scratch/test/intrapush-notifier.deb ]]; then
 else
     fail "the intrapush-notifier package is there ($notifier_deb)"
 fi
+oneway_marks_checks
 gate_checks
 healthy_since=$(inside date '+%Y-%m-%d %H:%M:%S')
 

@@ -4,12 +4,11 @@ import Glibc
 import IntrapushInterface
 
 /// Names for the kernel's numbers, from the user and group databases (NSS: files, or a
-/// directory service that may be slow), so it runs on the query thread, never the event loop.
+/// directory service that may be slow), so it runs on threads of its own (`CallerNames`), never
+/// an event loop or a lane that answers calls.
 enum CallerDirectory {
-    static func caller(_ identity: PeerIdentity) -> Caller {
-        Caller(
-            userID: identity.userID, processID: identity.processID, groupIDs: identity.groupIDs,
-            userName: userName(identity.userID), groupNames: identity.groupIDs.compactMap(groupName))
+    @Sendable static func names(_ key: CallerNameSchedule.Key) -> CallerNameSchedule.Names {
+        CallerNameSchedule.Names(userName: userName(key.userID), groupNames: key.groupIDs.compactMap(groupName))
     }
 
     static func userName(_ uid: UInt32) -> String? {

@@ -33,13 +33,17 @@ extension LocalAPI {
         paged.limit = Int(streams ? min(remaining ?? .max, Int64(limits.rowsPerReply)) : (remaining ?? 20))
         let page = paged
         let bytes = streams ? limits.bytesPerReply : limits.largestListBytes
-        let rows: EventLoopFuture<(records: [NotificationRecord], isCut: Bool)>
-        if page.text != nil {
-            let search = SearchPage(PiecewiseSearch(page, idsPerPiece: QueryRunner.idsPerScanPiece), limit: page.limit!, stoppingPast: bytes)
-            rows = queries.scan(for: caller.userID, until: reply.context) { reader in try search.next(reader) }
-        } else {
-            rows = queries.run(for: caller.userID, until: reply.context) { reader in try Self.page(page, reader: reader, stoppingPast: bytes) }
-        }
+        // A filter (unread, a time, a priority, whose eyes) may pass over many rows before it
+        // has a page: the quick lane walks a bounded piece, the scan lane the rest. A search
+        // reads every row it walks: all of it on the scan lane.
+        let isSearch = page.text != nil
+        let pieces = PiecewiseSearch(
+            page, idsPerPiece: QueryRunner.idsPerScanPiece, idsInFirstPiece: isSearch ? nil : QueryRunner.idsPerQuickPiece)
+        let search = SearchPage(pieces, limit: page.limit!, stoppingPast: bytes)
+        let rows: EventLoopFuture<(records: [NotificationRecord], isCut: Bool)> =
+            isSearch
+            ? queries.scan(for: caller.userID, until: reply.context) { reader in try search.next(reader) }
+            : queries.piecewise(for: caller.userID, until: reply.context) { reader in try search.next(reader) }
         rows.assumeIsolated().whenComplete { result in
             let (records, isCut): ([NotificationRecord], Bool)
             switch result {
@@ -63,30 +67,12 @@ extension LocalAPI {
             reply.whenWritable { self.sendPage(of: next, remaining: left, caller: caller, reply: reply) }
         }
     }
-
-    /// The query's rows, stopping after the row that passes `limit` bytes of text, and whether
-    /// it stopped there: a reply stays bounded even when each notification is large.
-    static func page(
-        _ query: NotificationQuery, reader: NotificationReader, stoppingPast limit: Int
-    ) throws -> (records: [NotificationRecord], isCut: Bool) {
-        struct Enough: Error {}
-        var records: [NotificationRecord] = []
-        var bytes = 0
-        do {
-            try reader.forEach(query) { record in
-                records.append(record)
-                bytes += record.payload.utf8.count + (record.body?.utf8.count ?? 0) + (record.title?.utf8.count ?? 0)
-                if bytes > limit { throw Enough() }
-            }
-        } catch is Enough {
-            return (records, true)
-        }
-        return (records, false)
-    }
 }
 
-/// A page of a search, gathered a piece at a time on the scan lane: `page`'s limits, rows
-/// and bytes, over the pieces. Used by one piece at a time, on the lane's thread.
+/// A page gathered a piece at a time (the first on the quick lane, the rest on the scan lane,
+/// or, for a search, all there): its limits, rows and bytes over the pieces, stopping after the
+/// row that passes the bytes (so the first row always fits, however large). Used by one piece at
+/// a time, on its lane's thread.
 final class SearchPage: @unchecked Sendable {
     private var search: PiecewiseSearch
     private let limit: Int
@@ -111,10 +97,13 @@ final class SearchPage: @unchecked Sendable {
     }
 }
 
-/// A count of a search, summed over its pieces on the scan lane.
+/// A count in pieces: from the indexes where the filter allows (at once on the quick lane when
+/// the sets it subtracts are small, else as one piece on the scan lane), else summed over pieces
+/// of ids, the first on the quick lane unless it is a search.
 final class SearchCount: @unchecked Sendable {
     private var search: PiecewiseSearch
     private var total: Int64 = 0
+    private var isFirst = true
 
     init(_ search: PiecewiseSearch) {
         self.search = search
@@ -122,6 +111,11 @@ final class SearchCount: @unchecked Sendable {
 
     /// Counts the next piece; the total once the last is counted.
     func next(_ reader: NotificationReader) throws -> Int64? {
+        defer { isFirst = false }
+        if search.query.isCountedFromIndexes {
+            if isFirst, try !reader.isCountedCheaply(search.query, atMost: search.firstSize) { return nil }
+            return try reader.count(search.query)
+        }
         total += try search.countNext(reader)
         return search.isFinished ? total : nil
     }

@@ -6,17 +6,14 @@ import NIOCore
 extension LocalAPI {
     /// `io.intrapush.Notifications`: the caller's own notifications (an administrator's: all),
     /// read on the query thread, marked by the writer (the push loop).
-    func answer(_ call: NotificationsInterface.Call, grant: Grant, on context: VarlinkCallContext) {
-        let fail = { (error: any Error) in context.fail(self.notificationsFailure(error)) }
-        withCaller(on: context, failing: fail) { caller in
-            let viewer = self.viewer(of: caller, grant: grant)
-            switch call {
-            case .list(let parameters): self.list(parameters, caller: caller, viewer: viewer, reply: context.responder())
-            case .count(let parameters): self.count(parameters, caller: caller, viewer: viewer, reply: context.responder())
-            case .show(let parameters): self.show(parameters, caller: caller, viewer: viewer, reply: context.responder())
-            case .markRead(let parameters): self.markRead(parameters, viewer: viewer, person: caller.userID, reply: context.responder())
-            case .subscribe(let parameters): self.subscribe(parameters, caller: caller, viewer: viewer, on: context)
-            }
+    func answer(_ call: NotificationsInterface.Call, caller: Caller, grant: Grant, on context: VarlinkCallContext) {
+        let viewer = self.viewer(of: caller, grant: grant)
+        switch call {
+        case .list(let parameters): list(parameters, caller: caller, viewer: viewer, reply: context.responder())
+        case .count(let parameters): count(parameters, caller: caller, viewer: viewer, reply: context.responder())
+        case .show(let parameters): show(parameters, caller: caller, viewer: viewer, reply: context.responder())
+        case .markRead(let parameters): markRead(parameters, viewer: viewer, person: caller.userID, reply: context.responder())
+        case .subscribe(let parameters): subscribe(parameters, caller: caller, viewer: viewer, on: context)
         }
     }
 
@@ -39,13 +36,15 @@ extension LocalAPI {
         case .success(let made): query = made
         case .failure(let failure): return reply.fail(failure)
         }
-        let counted: EventLoopFuture<Int64>
-        if query.text != nil {
-            let search = SearchCount(PiecewiseSearch(query, idsPerPiece: QueryRunner.idsPerScanPiece))
-            counted = queries.scan(for: caller.userID, until: reply.context) { try search.next($0) }
-        } else {
-            counted = queries.run(for: caller.userID, until: reply.context) { try $0.count(query) }
-        }
+        // The quick lane does what costs a bounded walk (`SearchCount`); the scan lane the rest,
+        // and every search.
+        let isSearch = query.text != nil
+        let search = SearchCount(PiecewiseSearch(
+            query, idsPerPiece: QueryRunner.idsPerScanPiece, idsInFirstPiece: isSearch ? nil : QueryRunner.idsPerQuickPiece))
+        let counted =
+            isSearch
+            ? queries.scan(for: caller.userID, until: reply.context) { try search.next($0) }
+            : queries.piecewise(for: caller.userID, until: reply.context) { try search.next($0) }
         counted.assumeIsolated().whenComplete { result in
             switch result {
             case .success(let count): reply.reply(.init(count: count))

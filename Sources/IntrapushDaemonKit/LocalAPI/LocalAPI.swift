@@ -19,7 +19,7 @@ protocol LocalAPIOutbox: AnyObject {
 /// with `QueryRunner.Busy` when too many of `user`'s wait already, and with
 /// `QueryRunner.Cancelled` once `call` ended; completes on the loop.
 protocol LocalAPIQueries: AnyObject {
-    /// A point read or a page.
+    /// An index lookup, or a read of at most `QueryRunner.idsPerQuickPiece` ids: the quick lane.
     func run<T: Sendable>(
         for user: UInt32, until call: (any CallLifetime)?, _ work: @escaping @Sendable (NotificationReader) throws -> T
     ) -> EventLoopFuture<T>
@@ -27,8 +27,31 @@ protocol LocalAPIQueries: AnyObject {
     func scan<T: Sendable>(
         for user: UInt32, until call: (any CallLifetime)?, _ piece: @escaping @Sendable (NotificationReader) throws -> T?
     ) -> EventLoopFuture<T>
-    /// Names for a caller's numbers, off the event loop.
-    func caller(_ identity: PeerIdentity) -> EventLoopFuture<Caller>
+}
+
+extension LocalAPIQueries {
+    /// A read that may walk many rows (a filter no index serves), a piece at a time: its first
+    /// piece (`PiecewiseSearch`'s small one) on the quick lane, where most pages find their
+    /// rows; only if that did not answer, the rest on the scan lane, as a search.
+    func piecewise<T: Sendable>(
+        for user: UInt32, until call: (any CallLifetime)?, _ piece: @escaping @Sendable (NotificationReader) throws -> T?
+    ) -> EventLoopFuture<T> {
+        let first = run(for: user, until: call) { try piece($0) }
+        return first.assumeIsolated().flatMap { found -> EventLoopFuture<T> in
+            if let found { return first.eventLoop.makeSucceededFuture(found) }
+            return self.scan(for: user, until: call, piece)
+        }.nonisolated()
+    }
+}
+
+/// The callers' names, off the lanes that answer calls: `CallerNames` in the daemon.
+protocol LocalAPINames: AnyObject {
+    /// `identity` with names; completes on the API's loop.
+    func caller(of identity: PeerIdentity) -> EventLoopFuture<Caller>
+    /// A reload: names are looked up again from now on.
+    func forget()
+    /// The daemon stops.
+    func stop()
 }
 
 /// The local API: the one gate between the people on the host and the notifications. Each call
@@ -40,13 +63,15 @@ final class LocalAPI: VarlinkService, @unchecked Sendable {
     let limits: LocalAPILimits
     let outbox: any LocalAPIOutbox
     let queries: any LocalAPIQueries
+    /// The callers' names, looked up off the lanes that answer calls.
+    let names: any LocalAPINames
     let liveState: @Sendable () -> LiveState
     let eventLoop: any EventLoop
     let logger: Logger
     private(set) var policy: AccessPolicy
     /// Each person's writes handed to the push loop and not yet committed.
     private(set) var writes = WriteBudget()
-    /// The connections of people over their write budget, to go on once they are under it.
+    /// The connections holding a write of a person over their budget, to go on once under it.
     private var waitingForWrites: [UInt32: [() -> Void]] = [:]
     /// Made on first use, on the event loop, like everything the API holds.
     private(set) lazy var subscriptions = Subscriptions(api: self)
@@ -55,12 +80,13 @@ final class LocalAPI: VarlinkService, @unchecked Sendable {
     let openSubscriptions = NIOLockedValueBox(0)
 
     init(
-        limits: LocalAPILimits, outbox: any LocalAPIOutbox, queries: any LocalAPIQueries, policy: AccessPolicy,
-        eventLoop: any EventLoop, liveState: @escaping @Sendable () -> LiveState, logger: Logger
+        limits: LocalAPILimits, outbox: any LocalAPIOutbox, queries: any LocalAPIQueries, names: (any LocalAPINames)? = nil,
+        policy: AccessPolicy, eventLoop: any EventLoop, liveState: @escaping @Sendable () -> LiveState, logger: Logger
     ) {
         self.limits = limits
         self.outbox = outbox
         self.queries = queries
+        self.names = names ?? CallerNames(eventLoop: eventLoop)
         self.policy = policy
         self.eventLoop = eventLoop
         self.liveState = liveState
@@ -71,6 +97,7 @@ final class LocalAPI: VarlinkService, @unchecked Sendable {
     func policyChanged(_ policy: AccessPolicy) {
         eventLoop.assertInEventLoop()
         self.policy = policy
+        names.forget()
     }
 
     // MARK: The service
@@ -85,19 +112,20 @@ final class LocalAPI: VarlinkService, @unchecked Sendable {
 
     func handle(_ call: VarlinkCall, context: VarlinkCallContext) {
         eventLoop.assertInEventLoop()
-        guard let identity = context.connection.identity else { return }
-        let grant = policy.grant(userID: identity.userID, groupIDs: identity.groupIDs)
+        // A connection's calls are read once its caller's names are known.
+        guard let caller = context.connection.caller else { return }
+        let grant = policy.grant(userID: caller.userID, groupIDs: caller.groupIDs)
         switch call.interface {
         case VarlinkServiceInterface.name:
             dispatch(VarlinkServiceInterface.Call.decode(call), on: context) { self.answer($0, on: context) }
         case DaemonInterface.name:
-            dispatch(DaemonInterface.Call.decode(call), on: context) { self.answer($0, grant: grant, on: context) }
+            dispatch(DaemonInterface.Call.decode(call), on: context) { self.answer($0, caller: caller, grant: grant, on: context) }
         case NotificationsInterface.name:
             guard grant.reads else {
                 return context.fail(NotificationsInterface.Failure.permissionDenied(
                     message: "you may not read notifications here; an administrator can add you to the group \(AccessPolicy.readerGroup)"))
             }
-            dispatch(NotificationsInterface.Call.decode(call), on: context) { self.answer($0, grant: grant, on: context) }
+            dispatch(NotificationsInterface.Call.decode(call), on: context) { self.answer($0, caller: caller, grant: grant, on: context) }
         case OutboxInterface.name:
             guard grant.sends else {
                 return context.fail(OutboxInterface.Failure.permissionDenied(
@@ -128,13 +156,31 @@ final class LocalAPI: VarlinkService, @unchecked Sendable {
         }
     }
 
-    func mayTakeCall(from identity: PeerIdentity) -> Bool {
-        !writes.isFull(for: identity.userID)
+    func caller(of identity: PeerIdentity) -> EventLoopFuture<Caller> {
+        names.caller(of: identity)
     }
 
-    func whenMayTakeCall(from identity: PeerIdentity, _ body: @escaping () -> Void) {
+    /// The methods that write through the push loop: each counts against its person's budget
+    /// from when it is read, whether or not its caller waits for the answer.
+    static let writingMethods: Set<String> = [
+        NotificationsInterface.MarkRead.qualifiedName, OutboxInterface.Send.qualifiedName, OutboxInterface.Request.qualifiedName,
+    ]
+
+    func mayStart(_ call: VarlinkCall, from identity: PeerIdentity) -> Bool {
+        !Self.writingMethods.contains(call.method) || !writes.isFull(for: identity.userID)
+    }
+
+    func whenWritesHaveRoom(for identity: PeerIdentity, _ body: @escaping () -> Void) {
         guard writes.isFull(for: identity.userID) else { return body() }
         waitingForWrites[identity.userID, default: []].append(body)
+    }
+
+    func onewayRefused(_ call: VarlinkCall, _ error: VarlinkError, by identity: PeerIdentity?) -> Bool {
+        guard Self.writingMethods.contains(call.method) else { return false }
+        logger.warning(
+            "a call that asked for no answer was refused, so its caller does not know: \(call.method): \(error.message ?? error.name) (later refusals on the same connection are not logged)",
+            metadata: ["uid": "\(identity.map { "\($0.userID)" } ?? "unknown")"])
+        return true
     }
 
     /// A write of `person`'s goes to the push loop.
@@ -161,22 +207,6 @@ final class LocalAPI: VarlinkService, @unchecked Sendable {
 
     // MARK: Who is asking
 
-    /// The caller with names, looked up once per connection off the event loop.
-    func withCaller(on context: VarlinkCallContext, failing fail: @escaping (any Error) -> Void, _ body: @escaping (Caller) -> Void) {
-        let connection = context.connection
-        if let caller = connection.caller { return body(caller) }
-        guard let identity = connection.identity else { return }
-        queries.caller(identity).assumeIsolated().whenComplete { result in
-            switch result {
-            case .success(let caller):
-                connection.caller = caller
-                body(caller)
-            case .failure(let error):
-                fail(error)
-            }
-        }
-    }
-
     /// Whose eyes the caller reads with: all notifications for an administrator, else theirs.
     func viewer(of caller: Caller, grant: Grant) -> Viewer {
         Viewer(userID: Int64(caller.userID), userName: caller.userName, visibleNames: grant.readsAll ? nil : caller.recipientNames)
@@ -198,8 +228,11 @@ final class LocalAPI: VarlinkService, @unchecked Sendable {
 
     func storeFailedMessage(_ error: any Error, what: String) -> String {
         logger.error("could not \(what) for a caller of the local API", metadata: ["error": "\(error)"])
-        let reason = (error as? DatabaseError)?.isDiskFull == true ? "the disk is full" : "see its log (journalctl -u intrapush)"
-        return "the daemon could not \(what): \(reason); nothing changed"
+        let partly = error as? MarkPartlyDone
+        let cause = partly?.cause ?? error
+        let reason = (cause as? DatabaseError)?.isDiskFull == true ? "the disk is full" : "see its log (journalctl -u intrapush)"
+        guard let partly else { return "the daemon could not \(what): \(reason); nothing changed" }
+        return "the daemon could not \(what): \(reason); \(partly.kept.marked) were marked read before it failed, and stay so"
     }
 }
 

@@ -106,6 +106,8 @@ final class LocalAPIServer: Service, Sendable {
         close()
         await finishCalls()
         await queries.shutdown()
+        let api = self.api
+        try? await channel.eventLoop.submit { api.names.stop() }.get()
     }
 
     /// A stop: no new call is taken, the calls under way are answered from the data (the

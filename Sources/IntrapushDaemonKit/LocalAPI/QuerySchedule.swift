@@ -1,8 +1,8 @@
 /// The order in which the local API's reads run, on two lanes, each a thread and a connection
-/// of its own. Point reads and pages (a notification, a count from the small tables, a page of
-/// a list through its index, a subscriber's next rows, a name looked up) run on the quick lane;
-/// searches, which read every row, on the scan lane, a piece of ids at a time. So a read never
-/// waits behind another person's search, and each lane serves people in turn: a person's next
+/// of its own. Index lookups and bounded walks (a notification, a count from the indexes, a
+/// subscriber's next rows, the first piece of a page) run on the quick lane; searches and
+/// whatever else walks many rows (a filter no index serves), on the scan lane, a piece of ids at
+/// a time. So a read never waits behind another person's scan, and each lane serves people in turn: a person's next
 /// call, or the next piece of their search, waits for one of each other person's, not for all
 /// of theirs. A person has one call at a time on each lane, and a few more waiting; past that
 /// they are told Busy. Pure; confined to the local API's loop.
@@ -28,11 +28,9 @@ struct QuerySchedule {
 
     private struct LaneState {
         var running: JobID?
-        /// Each person's jobs on the lane, oldest first; the first is running or next.
-        var queues: [UInt32: [JobID]] = [:]
-        /// The people with jobs, in the order they are served.
-        var people: [UInt32] = []
-        var turn = 0
+        /// Each person's jobs on the lane, oldest first (the first is running or next), and
+        /// whose turn it is.
+        var people = RoundRobin<UInt32, JobID>()
     }
 
     private var lanes: [Lane: LaneState] = [.quick: LaneState(), .scan: LaneState()]
@@ -48,10 +46,8 @@ struct QuerySchedule {
     /// A call of `person`'s asks for a read.
     mutating func submitted(_ job: JobID, by person: UInt32, on lane: Lane) throws(Busy) -> [Action] {
         var state = lanes[lane]!
-        let queued = state.queues[person]?.count ?? 0
-        guard queued <= maximumWaiting else { throw Busy() }
-        if queued == 0 { state.people.append(person) }
-        state.queues[person, default: []].append(job)
+        guard state.people.queue(of: person).count <= maximumWaiting else { throw Busy() }
+        state.people.append(job, of: person)
         owners[job] = (person, lane)
         lanes[lane] = state
         return next(on: lane)
@@ -64,12 +60,10 @@ struct QuerySchedule {
         if state.running == job { state.running = nil }
         if isDone {
             owners[job] = nil
-            remove(job, of: person, from: &state)
+            state.people.remove(job, of: person)
         }
-        if let index = state.people.firstIndex(of: person) {
-            // The next person's turn: this one goes on after them.
-            state.turn = (index + 1) % state.people.count
-        }
+        // The next person's turn: this one goes on after them.
+        state.people.served(person)
         lanes[lane] = state
         return next(on: lane)
     }
@@ -81,25 +75,14 @@ struct QuerySchedule {
         var state = lanes[lane]!
         guard state.running != job else { return (false, []) }
         owners[job] = nil
-        remove(job, of: person, from: &state)
+        state.people.remove(job, of: person)
         lanes[lane] = state
         return (true, next(on: lane))
     }
 
-    private func remove(_ job: JobID, of person: UInt32, from state: inout LaneState) {
-        state.queues[person]?.removeAll { $0 == job }
-        guard state.queues[person]?.isEmpty == true, let index = state.people.firstIndex(of: person) else { return }
-        state.queues[person] = nil
-        state.people.remove(at: index)
-        if index < state.turn { state.turn -= 1 }
-        if state.turn >= state.people.count { state.turn = 0 }
-    }
-
     private mutating func next(on lane: Lane) -> [Action] {
         var state = lanes[lane]!
-        guard state.running == nil, !state.people.isEmpty else { return [] }
-        let person = state.people[state.turn]
-        guard let job = state.queues[person]?.first else { return [] }
+        guard state.running == nil, let person = state.people.current, let job = state.people.queue(of: person).first else { return [] }
         state.running = job
         lanes[lane] = state
         return [.run(job, lane)]

@@ -11,6 +11,8 @@ enum ThreadName: String {
     case query = "intrapush-query"
     /// The local API's searches, a piece at a time.
     case scan = "intrapush-scan"
+    /// The callers' names, from the user and group databases (a directory may be slow).
+    case names = "intrapush-names"
     case checkpoint = "intrapush-ckpt"
     /// Where a burst's batch is synced while the push loop reads on.
     case walSync = "intrapush-sync"

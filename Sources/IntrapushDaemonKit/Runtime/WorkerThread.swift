@@ -63,6 +63,12 @@ final class WorkerThread: Sendable {
         }
     }
 
+    /// Lets the work queued so far run, then ends the thread, without waiting for it: a thread
+    /// whose work may block for long (a directory's look-up) must not hold a stop.
+    func stopAfterQueuedWork() {
+        shared.stop {}
+    }
+
     /// Work handed to a thread that had stopped.
     struct Stopped: Error {}
 

@@ -3,14 +3,20 @@ import IntrapushStore
 /// When the local API's marks are written, on the push loop where every write runs.
 ///
 /// Each person's marks wait in a queue of their own. A slice, run between two turns of pushes,
-/// takes each person's marks in turn, up to their share of `idsPerSlice` ids, and commits them
-/// in one transaction: one sync for many marks. A large mark (all of them, or
-/// many ids) goes in parts, one slice after another. So a neighbour's thousands of marks, or a
-/// mark of everything, hold the pushes for one short slice at a time, and another person's mark
-/// waits for a slice, not for the neighbour's queue. A mark of everything takes what was there
-/// when its first part ran: what arrives meanwhile is not everything the person saw.
+/// takes each person's marks in turn (`RoundRobin`), up to their share of the rows the slice
+/// may examine, and commits them in one transaction. A large mark (all of them, or many ids)
+/// goes in parts, one slice after another: an id named is one row examined, a part of a mark
+/// of all examines the next rows by id, unread or not, so a mark of all over rows read long ago
+/// holds the loop no longer than one over unread ones. So a neighbour's thousands of marks, or
+/// a mark of everything, hold the pushes for one short slice at a time, and another person's
+/// mark waits for a slice, not for the neighbour's queue. A mark of everything takes what was
+/// there when its first part ran: what arrives meanwhile is not everything the person saw.
 ///
-/// Pure: the shell (`LocalMarks`) runs each slice it is told to and reports how it went.
+/// Slices follow one another as soon as each is committed: a slice need not be durable for the
+/// next to begin (the shell answers a mark once the slice that ended it is durable).
+///
+/// Pure: the shell (`LocalMarks`) runs each slice it is told to, with the rows it may examine,
+/// and reports how it went.
 struct MarkSchedule {
     typealias JobID = Int
 
@@ -34,12 +40,10 @@ struct MarkSchedule {
         case commit([Part])
         /// The job is done: its caller gets this outcome.
         case complete(JobID, NotificationMarker.Outcome)
-        /// The job failed: its caller gets the slice's error; what earlier slices marked stays.
-        case fail(JobID)
+        /// The job failed: its caller gets the slice's error; what earlier slices marked stays,
+        /// and is told (`keptSoFar`).
+        case fail(JobID, keptSoFar: NotificationMarker.Outcome)
     }
-
-    /// Ids one slice marks at most, over every person's parts.
-    let idsPerSlice: Int
 
     private struct Job {
         var person: Int64
@@ -54,19 +58,13 @@ struct MarkSchedule {
     }
 
     private var jobs: [JobID: Job] = [:]
-    /// Each person's jobs, oldest first.
-    private var queues: [Int64: [JobID]] = [:]
-    /// The people with jobs, in the order they are served; the next slice starts at `turn`.
-    private var people: [Int64] = []
-    private var turn = 0
+    /// Each person's jobs, oldest first, and whose turn it is.
+    private var people = RoundRobin<Int64, JobID>()
     private var isSliceScheduled = false
     /// The parts of the slice being committed.
     private var running: [Part]?
 
-    init(idsPerSlice: Int) {
-        precondition(idsPerSlice > 0)
-        self.idsPerSlice = idsPerSlice
-    }
+    init() {}
 
     /// Marks waiting or running.
     var pendingJobs: Int { jobs.count }
@@ -77,26 +75,27 @@ struct MarkSchedule {
         case .ids(let ids): jobs[id] = Job(person: person, viewer: viewer, ids: ids[...], isAll: false)
         case .all: jobs[id] = Job(person: person, viewer: viewer, ids: [], isAll: true)
         }
-        if queues[person] == nil { people.append(person) }
-        queues[person, default: []].append(id)
+        people.append(id, of: person)
         return scheduleIfIdle()
     }
 
-    /// The loop ran the scheduled slice: the parts to commit.
-    mutating func sliceDue() -> [Action] {
+    /// The loop ran the scheduled slice: the parts to commit, examining at most `rows` rows.
+    mutating func sliceDue(rows: Int) -> [Action] {
+        precondition(rows > 0)
         isSliceScheduled = false
         guard running == nil, !people.isEmpty else { return [] }
         var parts: [Part] = []
-        var budget = idsPerSlice
-        let share = max(1, idsPerSlice / people.count)
+        var budget = rows
+        let order = people.inTurn
+        let share = max(1, rows / order.count)
         var served = 0
-        while budget > 0, served < people.count {
-            let person = people[(turn + served) % people.count]
+        while budget > 0, served < order.count {
+            let person = order[served]
             served += 1
             // The person's marks in order, small ones together, up to their share of the slice.
             let allowed = min(budget, share)
             var quota = allowed
-            for id in queues[person] ?? [] where quota > 0 {
+            for id in people.queue(of: person) where quota > 0 {
                 guard let job = jobs[id] else { continue }
                 if job.isAll {
                     parts.append(Part(job: id, viewer: job.viewer, work: .unread(after: job.after, upTo: job.upTo, limit: quota)))
@@ -110,7 +109,7 @@ struct MarkSchedule {
             }
             budget -= allowed - quota
         }
-        turn = (turn + served) % people.count
+        people.served(first: served)
         running = parts
         return [.commit(parts)]
     }
@@ -151,19 +150,14 @@ struct MarkSchedule {
         for part in parts {
             guard let job = jobs[part.job] else { continue }
             remove(part.job, of: job.person)
-            actions.append(.fail(part.job))
+            actions.append(.fail(part.job, keptSoFar: job.outcome))
         }
         return actions + scheduleIfIdle()
     }
 
     private mutating func remove(_ id: JobID, of person: Int64) {
         jobs[id] = nil
-        queues[person]?.removeAll { $0 == id }
-        guard queues[person]?.isEmpty == true, let index = people.firstIndex(of: person) else { return }
-        queues[person] = nil
-        people.remove(at: index)
-        if index < turn { turn -= 1 }
-        if turn >= people.count { turn = 0 }
+        people.remove(id, of: person)
     }
 
     private mutating func scheduleIfIdle() -> [Action] {

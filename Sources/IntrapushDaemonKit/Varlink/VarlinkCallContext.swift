@@ -12,6 +12,7 @@ final class VarlinkCallContext: VarlinkReplySink {
     unowned let connection: VarlinkCallHandler
     private(set) var isActive = true
     private var endHandlers: [() -> Void] = []
+    private var isFailureTold = false
 
     init(call: VarlinkCall, connection: VarlinkCallHandler) {
         self.call = call
@@ -23,6 +24,11 @@ final class VarlinkCallContext: VarlinkReplySink {
     var isWritable: Bool { isActive && connection.isWritable }
 
     func send(_ reply: VarlinkReply) {
+        // A oneway call ended when it was read; its failure, which nobody hears, is still told.
+        if call.oneway, let error = reply.error, !isFailureTold {
+            isFailureTold = true
+            connection.onewayFailed(call, VarlinkError(error, reply.parameters))
+        }
         guard isActive else { return }
         var reply = reply
         if reply.error != nil || !call.more { reply.continues = false }

@@ -15,11 +15,17 @@ protocol VarlinkService: AnyObject {
     func refuse(_ call: VarlinkCall, context: VarlinkCallContext)
     /// A connection broke the protocol and is closed unanswered (there is no call to answer).
     func closed(_ identity: PeerIdentity?, because reason: String)
-    /// Whether `identity` may start another call now: what they handed over earlier (a oneway
-    /// call's write included) is within their budget.
-    func mayTakeCall(from identity: PeerIdentity) -> Bool
-    /// Runs `body` once they may (at once when they may now).
-    func whenMayTakeCall(from identity: PeerIdentity, _ body: @escaping () -> Void)
+    /// The names of an admitted connection's caller, off the loop: its first call is read once
+    /// they are known, so every call is taken whole, its write counted as it is read.
+    func caller(of identity: PeerIdentity) -> EventLoopFuture<Caller>
+    /// Whether `call` may start now: a write waits while its person's earlier writes (oneway ones
+    /// included) fill their budget; a read never waits for writes.
+    func mayStart(_ call: VarlinkCall, from identity: PeerIdentity) -> Bool
+    /// Runs `body` once `identity`'s writes have room (at once when they have now).
+    func whenWritesHaveRoom(for identity: PeerIdentity, _ body: @escaping () -> Void)
+    /// A oneway call was refused: its caller hears nothing, so it is said here; true when it
+    /// was (a read has nothing to lose), and then the connection's later ones are not.
+    func onewayRefused(_ call: VarlinkCall, _ error: VarlinkError, by identity: PeerIdentity?) -> Bool
 }
 
 /// The Varlink handlers of one connection, in their order: the admission, the framing, the calls.
@@ -41,10 +47,12 @@ enum VarlinkPipeline {
 
 /// The calls of one connection, the last of its Varlink handlers: answers one call at a time,
 /// each through its own `VarlinkCallContext`, and asks the framing for the next message
-/// (`read`) only once the call ended, its replies were read and its caller's writes are within
-/// their budget, so that pipelined calls wait in the socket, not in the daemon, and a caller who
-/// never reads holds at most the write buffer's high-water mark of replies. Deadlines: an idle
-/// connection, and a refused one that does not send its call. Confined to the event loop.
+/// (`read`) only once the caller's names are known, the call ended and its replies were read,
+/// so that pipelined calls wait in the socket, not in the daemon, and a caller who never reads
+/// holds at most the write buffer's high-water mark of replies. A write read while its person's
+/// writes fill their budget waits, whole, with nothing more read, until they have room; a read
+/// goes on. Deadlines: an idle connection, and a refused one that does not send its call.
+/// Confined to the event loop.
 final class VarlinkCallHandler: ChannelDuplexHandler {
     typealias InboundIn = ByteBuffer
     typealias OutboundIn = ByteBuffer
@@ -58,15 +66,18 @@ final class VarlinkCallHandler: ChannelDuplexHandler {
     private(set) var identity: PeerIdentity?
     /// Where the connection counts.
     private(set) var place: ConnectionClass = .noRights
-    /// The caller's names, once looked up (off the loop) for the first call that needs them.
-    var caller: Caller?
+    /// The caller's names, looked up (off the loop) once the connection was admitted.
+    private(set) var caller: Caller?
     private(set) var current: VarlinkCallContext?
     private var context: ChannelHandlerContext?
     private var isAdmitted = false
     /// A message handed on while no call may start: it starts when one may.
     private var pending: ByteBuffer?
     private var isClosing = false
-    private var isWaitingForBudget = false
+    /// A write read while its person had no room for it: it starts once they have.
+    private var waitingWrite: VarlinkCall?
+    /// A oneway call refused on this connection was told: the later ones are not.
+    private var isOnewayRefusalTold = false
     private var lastWrite: EventLoopFuture<Void>?
     private var writabilityWaiters: [() -> Void] = []
     private var deadline: Scheduled<Void>?
@@ -131,6 +142,7 @@ final class VarlinkCallHandler: ChannelDuplexHandler {
             place = decision.place
             isAdmitted = decision.isAdmitted
             armDeadline(isAdmitted ? admission.limits.idleDeadline : admission.limits.refusalDeadline)
+            if isAdmitted { lookUpCaller(decision.identity, on: context.eventLoop) }
         }
         context.fireUserInboundEventTriggered(event)
     }
@@ -146,6 +158,7 @@ final class VarlinkCallHandler: ChannelDuplexHandler {
         writabilityWaiters = []
         isClosing = true
         pending = nil
+        waitingWrite = nil
         current?.end()
         connections.closed(self)
         context.fireChannelInactive()
@@ -178,17 +191,29 @@ final class VarlinkCallHandler: ChannelDuplexHandler {
 
     // MARK: Calls
 
-    /// No call under way, the replies read, the caller's writes within their budget.
+    /// The caller known (or refused), no call under way or waiting, the replies read.
     private var mayStartCall: Bool {
-        guard current == nil, !isClosing, isOpen, isWritable, identity != nil else { return false }
-        guard isAdmitted, let identity, !service.mayTakeCall(from: identity) else { return true }
-        guard !isWaitingForBudget else { return false }
-        isWaitingForBudget = true
-        service.whenMayTakeCall(from: identity) { [weak self] in
-            self?.isWaitingForBudget = false
-            self?.takeNextCall()
+        current == nil && waitingWrite == nil && !isClosing && isOpen && isWritable && identity != nil
+            && (caller != nil || !isAdmitted)
+    }
+
+    private func lookUpCaller(_ identity: PeerIdentity, on loop: any EventLoop) {
+        service.caller(of: identity).hop(to: loop).assumeIsolated().whenComplete { [weak self] result in
+            guard let self, !self.isClosing else { return }
+            switch result {
+            case .success(let caller):
+                self.caller = caller
+                self.takeNextCall()
+            case .failure:
+                self.closeUnanswered("the daemon stops before it knew who connected")
+            }
         }
-        return false
+    }
+
+    /// A oneway call was answered with an error nobody will read.
+    func onewayFailed(_ call: VarlinkCall, _ error: VarlinkError) {
+        guard !isOnewayRefusalTold else { return }
+        isOnewayRefusalTold = service.onewayRefused(call, error, by: identity)
     }
 
     /// Starts the call handed on, or asks the framing for the next message.
@@ -199,9 +224,23 @@ final class VarlinkCallHandler: ChannelDuplexHandler {
         switch message.readableBytesView.withContiguousStorageIfAvailable({ VarlinkCall.parse($0) })
             ?? VarlinkCall.parse(Array(message.readableBytesView))
         {
-        case .success(let call): start(call)
+        case .success(let call): startWhenItMay(call)
         case .failure(.notJSON): closeUnanswered("a message is not one JSON object (or nests too deep)")
         case .failure(.notACall(let why)): closeUnanswered(why)
+        }
+    }
+
+    /// Starts `call`, or, a write of a person whose writes fill their budget, keeps it until
+    /// they have room, reading nothing more meanwhile.
+    private func startWhenItMay(_ call: VarlinkCall) {
+        guard isAdmitted, let identity, !service.mayStart(call, from: identity) else { return start(call) }
+        deadline?.cancel()
+        deadline = nil
+        waitingWrite = call
+        service.whenWritesHaveRoom(for: identity) { [weak self] in
+            guard let self, let call = self.waitingWrite, !self.isClosing else { return }
+            self.waitingWrite = nil
+            self.startWhenItMay(call)
         }
     }
 

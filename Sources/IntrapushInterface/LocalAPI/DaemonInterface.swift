@@ -162,9 +162,11 @@ package enum DaemonInterface: VarlinkInterface {
 
     /// The daemon's version and live state, and how many notifications the caller may see and how
     /// many of those are unread for them (both 0 for a caller who may only send).
+    /// Safe to repeat: it only reads.
     package enum Status: VarlinkMethod {
         package static let qualifiedName = "io.intrapush.Daemon.Status"
         package typealias Failure = DaemonInterface.Failure
+        package static let mayRepeat = true
 
         package struct Parameters: VarlinkStruct {
             package init() {
@@ -214,9 +216,11 @@ package enum DaemonInterface: VarlinkInterface {
     }
 
     /// The caller as the daemon sees it: the user and groups the kernel reported, and what they may do.
+    /// Safe to repeat: it only reads.
     package enum WhoAmI: VarlinkMethod {
         package static let qualifiedName = "io.intrapush.Daemon.WhoAmI"
         package typealias Failure = DaemonInterface.Failure
+        package static let mayRepeat = true
 
         package struct Parameters: VarlinkStruct {
             package init() {

@@ -114,17 +114,3 @@ package final class LocalAPIReplies<Method: VarlinkMethod> {
         }
     }
 }
-
-/// What changes the outbox each time, and what the desktop agent keeps open and resumes itself,
-/// is not sent again.
-extension OutboxInterface.Send {
-    package static var mayRepeat: Bool { false }
-}
-
-extension OutboxInterface.Request {
-    package static var mayRepeat: Bool { false }
-}
-
-extension NotificationsInterface.Subscribe {
-    package static var mayRepeat: Bool { false }
-}

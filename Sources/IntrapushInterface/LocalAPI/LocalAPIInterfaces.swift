@@ -84,9 +84,11 @@ extension DaemonInterface {
 
         # The daemon's version and live state, and how many notifications the caller may see and how
         # many of those are unread for them (both 0 for a caller who may only send).
+        # Safe to repeat: it only reads.
         method Status() -> (version: string, state: DaemonState, notifications: int, unread: int)
 
         # The caller as the daemon sees it: the user and groups the kernel reported, and what they may do.
+        # Safe to repeat: it only reads.
         method WhoAmI() -> (uid: int, user: ?string, groups: []string, reads: bool, reads_all: bool, sends: bool)
 
         # The caller may neither read nor send here.
@@ -140,21 +142,26 @@ extension NotificationsInterface {
         )
 
         # The newest limit notifications selected (default 20), newest first; with oldest_first, the
-        # oldest first. Without more, limit is at most
-        # 1000 and the reply stops after 16 MiB of text; with more, limit 0 means all, sent as replies
-        # of up to 500 notifications or 1 MiB each, the next once the caller has read the last.
+        # oldest first. Without more, limit is at most 1000 and the reply stops after 1 MiB of text
+        # (ExpectedMore when the notifications asked for do not fit); with more, limit 0 means all,
+        # sent as replies of up to 500 notifications or 1 MiB each, the next once the caller has read
+        # the last.
+        # Safe to repeat: it only reads.
         method List(filter: ?Filter, limit: ?int, oldest_first: ?bool) -> (notifications: []Notification)
 
         # One notification. NoSuchNotification also when it is not addressed to the caller.
+        # Safe to repeat: it only reads.
         method Show(id: int) -> (notification: Notification)
 
         # How many notifications the filter selects.
+        # Safe to repeat: it only reads.
         method Count(filter: ?Filter) -> (count: int)
 
         # Marks notifications read for the caller: those in ids (at least one), or with all: true every
         # one unread for them; give one of the two. Queues a read receipt for each when
         # read_receipt_text is set, and answers once committed. missing lists the ids that do not exist
         # or are not addressed to the caller.
+        # Safe to repeat: a mark made once is already_read the second time, with no second receipt.
         method MarkRead(ids: ?[]int, all: ?bool) -> (marked: int, already_read: int, missing: []int, receipts: int)
 
         # Called with more: each notification for the caller with an id above after_id (default: the
@@ -191,6 +198,7 @@ extension OutboxInterface {
 
         # Rows were queued by an administrator's CLI while no daemon answered, and a daemon started
         # meanwhile: it reads the outbox again.
+        # Safe to repeat: reading the outbox again changes nothing.
         method Wake() -> ()
 
         # The caller may not send to the server as this host.
@@ -215,6 +223,7 @@ extension VarlinkServiceInterface {
         interface org.varlink.service
 
         # Get a list of all the interfaces a service provides and information about the implementation.
+        # Safe to repeat: it only reads.
         method GetInfo() -> (
           vendor: string,
           product: string,
@@ -224,6 +233,7 @@ extension VarlinkServiceInterface {
         )
 
         # Get the description of an interface that is implemented by this service.
+        # Safe to repeat: it only reads.
         method GetInterfaceDescription(interface: string) -> (description: string)
 
         # The requested interface was not found.

@@ -124,12 +124,15 @@ package enum NotificationsInterface: VarlinkInterface {
     }
 
     /// The newest limit notifications selected (default 20), newest first; with oldest_first, the
-    /// oldest first. Without more, limit is at most
-    /// 1000 and the reply stops after 16 MiB of text; with more, limit 0 means all, sent as replies
-    /// of up to 500 notifications or 1 MiB each, the next once the caller has read the last.
+    /// oldest first. Without more, limit is at most 1000 and the reply stops after 1 MiB of text
+    /// (ExpectedMore when the notifications asked for do not fit); with more, limit 0 means all,
+    /// sent as replies of up to 500 notifications or 1 MiB each, the next once the caller has read
+    /// the last.
+    /// Safe to repeat: it only reads.
     package enum List: VarlinkMethod {
         package static let qualifiedName = "io.intrapush.Notifications.List"
         package typealias Failure = NotificationsInterface.Failure
+        package static let mayRepeat = true
 
         package struct Parameters: VarlinkStruct {
             package var filter: Filter?
@@ -183,9 +186,11 @@ package enum NotificationsInterface: VarlinkInterface {
     }
 
     /// One notification. NoSuchNotification also when it is not addressed to the caller.
+    /// Safe to repeat: it only reads.
     package enum Show: VarlinkMethod {
         package static let qualifiedName = "io.intrapush.Notifications.Show"
         package typealias Failure = NotificationsInterface.Failure
+        package static let mayRepeat = true
 
         package struct Parameters: VarlinkStruct {
             package var id: Int64
@@ -231,9 +236,11 @@ package enum NotificationsInterface: VarlinkInterface {
     }
 
     /// How many notifications the filter selects.
+    /// Safe to repeat: it only reads.
     package enum Count: VarlinkMethod {
         package static let qualifiedName = "io.intrapush.Notifications.Count"
         package typealias Failure = NotificationsInterface.Failure
+        package static let mayRepeat = true
 
         package struct Parameters: VarlinkStruct {
             package var filter: Filter?
@@ -282,9 +289,11 @@ package enum NotificationsInterface: VarlinkInterface {
     /// one unread for them; give one of the two. Queues a read receipt for each when
     /// read_receipt_text is set, and answers once committed. missing lists the ids that do not exist
     /// or are not addressed to the caller.
+    /// Safe to repeat: a mark made once is already_read the second time, with no second receipt.
     package enum MarkRead: VarlinkMethod {
         package static let qualifiedName = "io.intrapush.Notifications.MarkRead"
         package typealias Failure = NotificationsInterface.Failure
+        package static let mayRepeat = true
 
         package struct Parameters: VarlinkStruct {
             package var ids: [Int64]?
@@ -351,6 +360,7 @@ package enum NotificationsInterface: VarlinkInterface {
     package enum Subscribe: VarlinkMethod {
         package static let qualifiedName = "io.intrapush.Notifications.Subscribe"
         package typealias Failure = NotificationsInterface.Failure
+        package static let mayRepeat = false
 
         package struct Parameters: VarlinkStruct {
             package var afterID: Int64?

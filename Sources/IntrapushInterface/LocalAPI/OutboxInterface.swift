@@ -12,6 +12,7 @@ package enum OutboxInterface: VarlinkInterface {
     package enum Send: VarlinkMethod {
         package static let qualifiedName = "io.intrapush.Outbox.Send"
         package typealias Failure = OutboxInterface.Failure
+        package static let mayRepeat = false
 
         package struct Parameters: VarlinkStruct {
             package var message: String
@@ -66,6 +67,7 @@ package enum OutboxInterface: VarlinkInterface {
     package enum Request: VarlinkMethod {
         package static let qualifiedName = "io.intrapush.Outbox.Request"
         package typealias Failure = OutboxInterface.Failure
+        package static let mayRepeat = false
 
         package struct Parameters: VarlinkStruct {
             package var message: String
@@ -124,9 +126,11 @@ package enum OutboxInterface: VarlinkInterface {
 
     /// Rows were queued by an administrator's CLI while no daemon answered, and a daemon started
     /// meanwhile: it reads the outbox again.
+    /// Safe to repeat: reading the outbox again changes nothing.
     package enum Wake: VarlinkMethod {
         package static let qualifiedName = "io.intrapush.Outbox.Wake"
         package typealias Failure = OutboxInterface.Failure
+        package static let mayRepeat = true
 
         package struct Parameters: VarlinkStruct {
             package init() {

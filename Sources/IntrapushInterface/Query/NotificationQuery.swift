@@ -29,6 +29,12 @@ package struct NotificationQuery: Sendable, Equatable {
     /// Whose eyes: what they may see, and whose read marks `unreadOnly` and `read_at` mean.
     /// `nil` for a database before per-person marks, or a reader of the first marks of anyone.
     package var viewer: Viewer?
+    /// Read through the index of times (`notifications_received_at`): for a time range known
+    /// to hold few rows (`NotificationReader.fewInTimeRange`), which it then finds without a walk.
+    package var byTimeIndex = false
+
+    /// The table, and the index it is read through when one is named.
+    var source: String { byTimeIndex ? "notifications INDEXED BY notifications_received_at" : "notifications" }
 
     package init(
         since: Int64? = nil, until: Int64? = nil, unreadOnly: Bool = false, text: TextMatch? = nil,
@@ -40,6 +46,13 @@ package struct NotificationQuery: Sendable, Equatable {
         self.text = text
         self.limit = limit
         self.order = order
+    }
+
+    /// Its count is read from indexes and the small tables (`NotificationReader.count`), never
+    /// by walking rows: it filters by nothing but unread and whose eyes. The daemon counts
+    /// others in pieces on its scan lane.
+    package var isCountedFromIndexes: Bool {
+        since == nil && until == nil && text == nil && minimumPriority == nil && recipients == nil && idRange == nil
     }
 
     /// The WHERE clause (empty or starting with " WHERE") and the values for its placeholders.
@@ -88,7 +101,7 @@ package struct NotificationQuery: Sendable, Equatable {
     func selectSQL(schemaVersion: Int = Schema.latestVersion) -> (sql: String, values: [SQLValue]) {
         var (sql, values) = filter(schemaVersion: schemaVersion)
         let readAt = viewer?.readAtExpression(schemaVersion: schemaVersion) ?? "read_at"
-        sql = "SELECT \(NotificationRecord.selectColumns(schemaVersion: schemaVersion, readAt: readAt)) FROM notifications" + sql
+        sql = "SELECT \(NotificationRecord.selectColumns(schemaVersion: schemaVersion, readAt: readAt)) FROM \(source)" + sql
         let limitClause = limit.map { " LIMIT \($0)" } ?? ""
         switch order {
         case .newestFirst:

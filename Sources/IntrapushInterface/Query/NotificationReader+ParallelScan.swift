@@ -40,9 +40,8 @@ extension NotificationReader {
         guard query.idRange == nil else { return nil }
         let cores = Int64(min(max(sysconf(Int32(_SC_NPROCESSORS_ONLN)), 1), 8))
         guard cores > 1 else { return nil }
-        let bounds = try connection.prepare("SELECT coalesce(min(id), 0), coalesce(max(id), 0) FROM notifications")
-        try bounds.step()
-        let (lowest, highest) = (bounds.int64(at: 0), bounds.int64(at: 1))
+        let stored = try storedIDs()
+        let (lowest, highest) = (stored.lowerBound, stored.upperBound)
         let span = highest - lowest + 1
         guard span >= parallelScanThreshold else { return nil }
         let size = (span + cores - 1) / cores

@@ -52,20 +52,39 @@ extension NotificationReader {
     }
 
     /// The id ranges within the query's own, in the order its rows are wanted; `nil` when they
-    /// fit in one piece (unless `evenOne`: then that one), or there are none.
-    func pieceRanges(_ query: NotificationQuery, size: Int64, evenOne: Bool = false) throws -> [ClosedRange<Int64>]? {
+    /// fit in one piece (unless `evenOne`: then that one), or there are none. With `first`, the
+    /// first range (the newest, or with `oldestFirst` the oldest) has that many ids, the others
+    /// `size`.
+    func pieceRanges(_ query: NotificationQuery, size: Int64, first: Int64? = nil, evenOne: Bool = false) throws -> [ClosedRange<Int64>]? {
         let stored = try storedIDs()
         let wanted = query.idRange ?? stored
         let (lowest, highest) = (max(wanted.lowerBound, stored.lowerBound), min(wanted.upperBound, stored.upperBound))
         guard lowest <= highest, evenOne || highest - lowest >= size else { return nil }
-        let newestFirst = stride(from: highest, through: lowest, by: Int64.Stride(-size)).map { (top: Int64) in
-            max(lowest, top - size + 1)...top
+        let firstSize = first ?? size
+        var ranges: [ClosedRange<Int64>] = []
+        if query.order == .oldestFirst {
+            var bottom = lowest
+            while bottom <= highest {
+                let top = bottom + min(ranges.isEmpty ? firstSize : size, highest - bottom + 1) - 1
+                ranges.append(bottom...top)
+                bottom = top + 1
+            }
+        } else {
+            var top = highest
+            while top >= lowest {
+                let bottom = top - min(ranges.isEmpty ? firstSize : size, top - lowest + 1) + 1
+                ranges.append(bottom...top)
+                top = bottom - 1
+            }
         }
-        return query.order == .oldestFirst ? newestFirst.reversed() : newestFirst
+        return ranges
     }
 
-    private func storedIDs() throws -> ClosedRange<Int64> {
-        let bounds = try connection.prepare("SELECT coalesce(min(id), 0), coalesce(max(id), 0) FROM notifications")
+    /// The lowest and highest ids stored (0...0 when none). Two subqueries: SQLite finds a lone
+    /// min() or max() at an end of the table, but min() and max() in one SELECT walk every row.
+    func storedIDs() throws -> ClosedRange<Int64> {
+        let bounds = try connection.prepare(
+            "SELECT coalesce((SELECT min(id) FROM notifications), 0), coalesce((SELECT max(id) FROM notifications), 0)")
         try bounds.step()
         return bounds.int64(at: 0)...max(bounds.int64(at: 0), bounds.int64(at: 1))
     }

@@ -67,9 +67,7 @@ package final class NotificationReader {
 
     /// How many notifications the query selects (its limit and order do not matter).
     package func count(_ query: NotificationQuery) throws -> Int64 {
-        if query.since == nil, query.until == nil, query.text == nil, query.minimumPriority == nil, query.recipients == nil,
-            query.idRange == nil
-        {
+        if query.isCountedFromIndexes {
             if let viewer = query.viewer {
                 if let count = try countByArithmetic(for: viewer, unreadOnly: query.unreadOnly) { return count }
             } else if query.unreadOnly {
@@ -85,7 +83,41 @@ package final class NotificationReader {
     func plainCount(_ query: NotificationQuery) throws -> Int64 {
         try mapFileForScan(query)
         let (filter, values) = query.filter(schemaVersion: try database.schemaVersion())
-        return try integer("SELECT count(*) FROM notifications" + filter, values)
+        return try integer("SELECT count(*) FROM \(query.source)" + filter, values)
+    }
+
+    /// Whether the query's time range (it has one) holds at most `limit` rows, read from the
+    /// index of times, at most `limit + 1` of its entries: then that index finds the query's
+    /// rows in a bounded walk, where a walk by id could pass every row.
+    package func fewInTimeRange(_ query: NotificationQuery, atMost limit: Int64) throws -> Bool {
+        guard query.since != nil || query.until != nil else { return false }
+        var range = NotificationQuery()
+        (range.since, range.until) = (query.since, query.until)
+        let (filter, values) = range.filter()
+        let entries = try integer(
+            "SELECT count(*) FROM (SELECT 1 FROM notifications INDEXED BY notifications_received_at\(filter) LIMIT ?)",
+            values + [.integer(limit + 1)])
+        return entries <= limit
+    }
+
+    /// Whether the query is counted from indexes (`isCountedFromIndexes`) over sets of at most
+    /// `limit` entries each: the rows addressed to someone (when the viewer does not see them
+    /// all) and, for the unread, the viewer's marks. Each set is counted up to `limit + 1`
+    /// entries, so the answer costs a bounded walk; a count then costs about as much.
+    package func isCountedCheaply(_ query: NotificationQuery, atMost limit: Int64) throws -> Bool {
+        guard query.isCountedFromIndexes else { return false }
+        // No viewer: a count(*), or the smaller of the read and the unread sets; as 0.6 did.
+        guard let viewer = query.viewer, try database.schemaVersion() >= 6 else { return true }
+        if viewer.hiddenCondition() != nil {
+            let addressed = try integer(
+                "SELECT count(*) FROM (SELECT 1 FROM notifications WHERE recipients IS NOT NULL LIMIT ?)", [.integer(limit + 1)])
+            guard addressed <= limit else { return false }
+        }
+        guard query.unreadOnly else { return true }
+        let marks = try integer(
+            "SELECT count(*) FROM (SELECT 1 FROM notification_reads WHERE reader IN (?, ?) LIMIT ?)",
+            [.integer(viewer.userID), .integer(Viewer.everyone), .integer(limit + 1)])
+        return marks <= limit
     }
 
     /// What a person sees, or has unread, counted over the small sets instead of every row:

@@ -1,21 +1,29 @@
 import IntrapushStore
 
-/// A search (`--grep` through the local API) read a piece of ids at a time, each piece its own
-/// statement and transaction, and resumable between pieces: the daemon runs other people's
-/// pieces, and lets a held-back checkpoint finish, between two of one person's. Its rows come
-/// in the query's order: newest first, or oldest first.
+/// A query that may walk rows it does not select (a search, a filter no index serves) read a
+/// piece of ids at a time, each piece its own statement and transaction, and resumable between
+/// pieces: the daemon runs other people's pieces, and lets a held-back checkpoint finish,
+/// between two of one person's. Its rows come in the query's order: newest first, or oldest
+/// first. The first piece may be smaller than the rest: the daemon reads it on the quick lane,
+/// where most pages find their rows, and only what it did not find on the scan lane.
 package struct PiecewiseSearch: Sendable {
     package let query: NotificationQuery
     /// Ids per piece.
     package let size: Int64
+    /// Ids of the first piece.
+    package let firstSize: Int64
     private var ranges: [ClosedRange<Int64>]?
     private var next = 0
 
-    package init(_ query: NotificationQuery, idsPerPiece size: Int64) {
-        precondition(size > 0)
+    package init(_ query: NotificationQuery, idsPerPiece size: Int64, idsInFirstPiece firstSize: Int64? = nil) {
+        precondition(size > 0 && (firstSize ?? 1) > 0)
         self.query = query
         self.size = size
+        self.firstSize = firstSize ?? size
     }
+
+    /// A time range of few rows: read whole, through the index of times, as one piece.
+    private var byTimeIndex = false
 
     /// No piece is left.
     package var isFinished: Bool { ranges.map { next >= $0.count } ?? false }
@@ -26,6 +34,7 @@ package struct PiecewiseSearch: Sendable {
         var share = query
         share.idRange = range
         share.limit = nil
+        share.byTimeIndex = byTimeIndex
         return try reader.plainCount(share)
     }
 
@@ -36,12 +45,21 @@ package struct PiecewiseSearch: Sendable {
         var share = query
         share.idRange = range
         share.limit = limit
+        share.byTimeIndex = byTimeIndex
         if share.order == .newestFirstReversed { share.order = .newestFirst }
         return try reader.plainRecords(share)
     }
 
     private mutating func nextRange(_ reader: NotificationReader) throws -> ClosedRange<Int64>? {
-        if ranges == nil { ranges = try reader.pieceRanges(query, size: size, evenOne: true) ?? [] }
+        if ranges == nil {
+            if try reader.fewInTimeRange(query, atMost: firstSize) {
+                // No more rows than a first piece walks: the index finds them all at once.
+                byTimeIndex = true
+                ranges = [query.idRange ?? Int64.min...Int64.max]
+            } else {
+                ranges = try reader.pieceRanges(query, size: size, first: firstSize, evenOne: true) ?? []
+            }
+        }
         guard let ranges, next < ranges.count else { return nil }
         defer { next += 1 }
         return ranges[next]

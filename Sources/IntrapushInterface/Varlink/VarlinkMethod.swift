@@ -27,11 +27,8 @@ package protocol VarlinkMethod: Sendable {
     static var qualifiedName: String { get }
     /// Whether a client may send the call once more when the daemon closed the connection
     /// before its first reply (a restart): the call reads, or changes nothing a second time.
+    /// Declared in the interface file ("Safe to repeat"), generated; no default.
     static var mayRepeat: Bool { get }
-}
-
-extension VarlinkMethod {
-    package static var mayRepeat: Bool { true }
 }
 
 /// Where the replies of one call go, and of no other: the server's handle of that call.

@@ -7,9 +7,11 @@ package enum VarlinkServiceInterface: VarlinkInterface {
     package static let name = "org.varlink.service"
 
     /// Get a list of all the interfaces a service provides and information about the implementation.
+    /// Safe to repeat: it only reads.
     package enum GetInfo: VarlinkMethod {
         package static let qualifiedName = "org.varlink.service.GetInfo"
         package typealias Failure = VarlinkServiceInterface.Failure
+        package static let mayRepeat = true
 
         package struct Parameters: VarlinkStruct {
             package init() {
@@ -63,9 +65,11 @@ package enum VarlinkServiceInterface: VarlinkInterface {
     }
 
     /// Get the description of an interface that is implemented by this service.
+    /// Safe to repeat: it only reads.
     package enum GetInterfaceDescription: VarlinkMethod {
         package static let qualifiedName = "org.varlink.service.GetInterfaceDescription"
         package typealias Failure = VarlinkServiceInterface.Failure
+        package static let mayRepeat = true
 
         package struct Parameters: VarlinkStruct {
             package var interface: String

@@ -9,7 +9,7 @@ package final class OutboxTable {
         """)
     private lazy var selectUndelivered = prepare("""
         SELECT id, message_id, kind, payload, expires_at FROM outbox
-        WHERE state IN ('queued', 'sent') AND id > ? ORDER BY id LIMIT ?
+        WHERE state IN ('queued', 'sent') AND id > ? AND id < ? ORDER BY id LIMIT ?
         """)
     private lazy var updateSent = prepare("""
         UPDATE outbox SET state = 'sent', attempts = attempts + 1, sent_at = ?
@@ -62,11 +62,12 @@ package final class OutboxTable {
     }
 
     /// What still waits for delivery, in queue order, after `rowID`.
-    package func undelivered(after rowID: Int64, limit: Int) throws -> [OutboxEntry] {
+    package func undelivered(after rowID: Int64, before bound: Int64 = .max, limit: Int) throws -> [OutboxEntry] {
         let statement = try selectUndelivered.get()
         defer { statement.reset() }
         try statement.bind(rowID, at: 1)
-        try statement.bind(Int64(limit), at: 2)
+        try statement.bind(bound, at: 2)
+        try statement.bind(Int64(limit), at: 3)
         var entries: [OutboxEntry] = []
         while try statement.step() {
             entries.append(OutboxEntry(

@@ -50,18 +50,25 @@ struct LocalAPITests {
             }
         }
 
-        func caller(_ identity: PeerIdentity) -> EventLoopFuture<Caller> {
-            loop.makeSucceededFuture(Caller(
-                userID: identity.userID, processID: identity.processID, groupIDs: identity.groupIDs,
-                userName: identity.userID == 1001 ? "alice" : "bob", groupNames: []))
-        }
-
         func release() {
             isHolding = false
             let work = held
             held = []
             for complete in work { complete() }
         }
+    }
+
+    /// Names at once: 1001 is alice, anyone else bob.
+    final class Names: LocalAPINames {
+        let loop: EmbeddedEventLoop
+        init(loop: EmbeddedEventLoop) { self.loop = loop }
+        func caller(of identity: PeerIdentity) -> EventLoopFuture<Caller> {
+            loop.makeSucceededFuture(Caller(
+                userID: identity.userID, processID: identity.processID, groupIDs: identity.groupIDs,
+                userName: identity.userID == 1001 ? "alice" : "bob", groupNames: []))
+        }
+        func forget() {}
+        func stop() {}
     }
 
     /// The outbox is not what these tests are about: it refuses to be used.
@@ -98,7 +105,7 @@ struct LocalAPITests {
         _ = try store.store([push("alice", to: "alice"), push("bob", to: "bob"), push("all", to: nil)], liveState: nil)
         queries = Queries(loop: loop, reader: try NotificationReader(path: directory.file()))
         api = LocalAPI(
-            limits: LocalAPILimits(), outbox: UnusedOutbox(loop: loop), queries: queries,
+            limits: LocalAPILimits(), outbox: UnusedOutbox(loop: loop), queries: queries, names: Names(loop: loop),
             policy: AccessPolicy(everyoneReads: true, readerGroupID: nil, senderGroupID: nil, adminGroupID: nil, daemonUserID: 990),
             eventLoop: loop, liveState: { LiveState(state: .connected, updatedAt: 1) },
             logger: Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() }))
@@ -191,8 +198,12 @@ struct LocalAPITests {
         let store = try NotificationStore(path: large.file())
         let body = String(repeating: "x", count: 600 << 10)
         _ = try store.store((1...3).map { Push(payload: .text("{}"), messageID: "big-\($0)", title: "big", body: body, receivedAt: 1) }, liveState: nil)
+        // Each row alone is past a list's ceiling: the first is answered all the same.
+        var limits = LocalAPILimits()
+        limits.largestListBytes = 100 << 10
         let api = LocalAPI(
-            limits: LocalAPILimits(), outbox: UnusedOutbox(loop: loop), queries: Queries(loop: loop, reader: try NotificationReader(path: large.file())),
+            limits: limits, outbox: UnusedOutbox(loop: loop), queries: Queries(loop: loop, reader: try NotificationReader(path: large.file())),
+            names: Names(loop: loop),
             policy: AccessPolicy(everyoneReads: true, readerGroupID: nil, senderGroupID: nil, adminGroupID: nil, daemonUserID: 990),
             eventLoop: loop, liveState: { LiveState(state: .connected, updatedAt: 1) },
             logger: Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() }))

@@ -18,15 +18,15 @@ struct MarkSyncScheduleTests {
     func noFlowSyncsBeside() {
         var syncs = schedule()
         #expect(syncs.sliceWritten(commit: 1, at: Self.at(0)) == [.syncBeside(through: 1)])
-        #expect(syncs.synced(through: 1) == [.sliceDurable])
+        #expect(syncs.synced(through: 1) == [.durable(through: 1)])
     }
 
     @Test("while pushes flow a slice waits for the next push's sync, adds none of its own, and is durable with it")
     func ridesOnPush() {
         var syncs = schedule()
-        #expect(syncs.pushSynced(through: 1, at: Self.at(0)).isEmpty)
+        #expect(syncs.pushSynced(through: 1, at: Self.at(0)) == [.durable(through: 1)])
         #expect(syncs.sliceWritten(commit: 2, at: Self.at(1)) == [.armTimer(commit: 2, at: Self.at(3))])
-        #expect(syncs.pushSynced(through: 3, at: Self.at(2)) == [.sliceDurable])
+        #expect(syncs.pushSynced(through: 3, at: Self.at(2)) == [.durable(through: 3)])
         #expect(syncs.waitEnded(for: 2, at: Self.at(3)).isEmpty, "the timer of a durable slice does nothing")
     }
 
@@ -37,7 +37,7 @@ struct MarkSyncScheduleTests {
         _ = syncs.sliceWritten(commit: 5, at: Self.at(1))
         // A burst committed before the slice, its sync beside returning after the slice was written.
         #expect(syncs.pushSynced(through: 4, at: Self.at(2)).isEmpty)
-        #expect(syncs.pushSynced(through: 6, at: Self.at(2)) == [.sliceDurable])
+        #expect(syncs.pushSynced(through: 6, at: Self.at(2)) == [.durable(through: 6)])
     }
 
     @Test("when no push comes within the wait the slice is synced beside the loop")
@@ -46,25 +46,25 @@ struct MarkSyncScheduleTests {
         _ = syncs.pushSynced(through: 1, at: Self.at(0))
         _ = syncs.sliceWritten(commit: 2, at: Self.at(1))
         #expect(syncs.waitEnded(for: 2, at: Self.at(3)) == [.syncBeside(through: 2)])
-        #expect(syncs.synced(through: 2) == [.sliceDurable])
+        #expect(syncs.synced(through: 2) == [.durable(through: 2)])
     }
 
     @Test("one sync beside at a time: a slice written while one runs is synced after it, unless a push's sync came first")
     func oneSyncBesideAtATime() {
         var syncs = schedule()
         #expect(syncs.sliceWritten(commit: 1, at: Self.at(0)) == [.syncBeside(through: 1)])
-        #expect(syncs.pushSynced(through: 2, at: Self.at(1)) == [.sliceDurable], "a push's sync came first")
+        #expect(syncs.pushSynced(through: 2, at: Self.at(1)) == [.durable(through: 2)], "a push's sync came first")
         #expect(syncs.sliceWritten(commit: 3, at: Self.at(2)) == [.armTimer(commit: 3, at: Self.at(4))])
         #expect(syncs.waitEnded(for: 3, at: Self.at(4)).isEmpty, "the first sync beside still runs")
         #expect(syncs.synced(through: 1) == [.syncBeside(through: 3)], "it carried commit 1 only: another for 3")
-        #expect(syncs.synced(through: 3) == [.sliceDurable])
+        #expect(syncs.synced(through: 3) == [.durable(through: 3)])
     }
 
     @Test("a slice that wrote nothing new is durable at once when what it found is")
     func nothingWritten() {
         var syncs = schedule()
         _ = syncs.pushSynced(through: 7, at: Self.at(0))
-        #expect(syncs.sliceWritten(commit: 7, at: Self.at(1)) == [.sliceDurable])
+        #expect(syncs.sliceWritten(commit: 7, at: Self.at(1)) == [.durable(through: 7)])
     }
 
     @Test("pushes that stopped a while ago are no flow: the slice does not wait for them")
@@ -72,5 +72,24 @@ struct MarkSyncScheduleTests {
         var syncs = schedule()
         _ = syncs.pushSynced(through: 1, at: Self.at(0))
         #expect(syncs.sliceWritten(commit: 2, at: Self.at(101)) == [.syncBeside(through: 2)])
+    }
+
+    @Test("slices written while a sync runs are not held for it: the next sync carries them all")
+    func slicesPipeline() {
+        var syncs = schedule()
+        #expect(syncs.sliceWritten(commit: 1, at: Self.at(0)) == [.syncBeside(through: 1)])
+        #expect(syncs.sliceWritten(commit: 2, at: Self.at(0)).isEmpty)
+        #expect(syncs.sliceWritten(commit: 3, at: Self.at(0)).isEmpty)
+        #expect(syncs.synced(through: 1) == [.durable(through: 1), .syncBeside(through: 3)], "one sync for the two written meanwhile")
+        #expect(syncs.synced(through: 3) == [.durable(through: 3)])
+    }
+
+    @Test("pushes flow while one was synced within the window")
+    func flowing() {
+        var syncs = schedule()
+        #expect(!syncs.pushesFlow(at: Self.at(0)))
+        _ = syncs.pushSynced(through: 1, at: Self.at(0))
+        #expect(syncs.pushesFlow(at: Self.at(100)))
+        #expect(!syncs.pushesFlow(at: Self.at(101)))
     }
 }

@@ -38,12 +38,36 @@ struct VarlinkCallHandlerTests {
 
         func closed(_ identity: PeerIdentity?, because reason: String) { closedBecause.append(reason) }
 
-        /// The people whose writes fill their budget; `budgetFreed` lets them go on.
+        /// The people whose writes (`test.Mark`) fill their budget; `budgetFreed` lets them go on.
         var fullBudgets: Set<UInt32> = []
         var waitingForBudget: [UInt32: [() -> Void]] = [:]
-        func mayTakeCall(from identity: PeerIdentity) -> Bool { !fullBudgets.contains(identity.userID) }
-        func whenMayTakeCall(from identity: PeerIdentity, _ body: @escaping () -> Void) {
+        func mayStart(_ call: VarlinkCall, from identity: PeerIdentity) -> Bool {
+            call.method != "test.Mark" || !fullBudgets.contains(identity.userID)
+        }
+        func whenWritesHaveRoom(for identity: PeerIdentity, _ body: @escaping () -> Void) {
             waitingForBudget[identity.userID, default: []].append(body)
+        }
+
+        /// The names of the callers, answered when the test says for those in `unnamed`.
+        let loop: EmbeddedEventLoop
+        var unnamed: Set<UInt32> = []
+        var namesAsked: [UInt32: EventLoopPromise<Caller>] = [:]
+        init(loop: EmbeddedEventLoop) { self.loop = loop }
+        func caller(of identity: PeerIdentity) -> EventLoopFuture<Caller> {
+            let caller = Caller(userID: identity.userID, groupIDs: identity.groupIDs, userName: "u\(identity.userID)", groupNames: [])
+            guard unnamed.contains(identity.userID) else { return loop.makeSucceededFuture(caller) }
+            let promise = loop.makePromise(of: Caller.self)
+            namesAsked[identity.userID] = promise
+            return promise.futureResult
+        }
+        func named(_ user: UInt32) {
+            namesAsked.removeValue(forKey: user)?.succeed(Caller(userID: user, groupIDs: [user], userName: "u\(user)", groupNames: []))
+        }
+
+        var onewayRefusals: [String] = []
+        func onewayRefused(_ call: VarlinkCall, _ error: VarlinkError, by identity: PeerIdentity?) -> Bool {
+            onewayRefusals.append("\(call.method): \(error.name)")
+            return true
         }
         func budgetFreed(for user: UInt32) {
             fullBudgets.remove(user)
@@ -61,12 +85,14 @@ struct VarlinkCallHandlerTests {
         }
     }
 
-    let loop = EmbeddedEventLoop()
-    let service = ScriptedService()
+    let loop: EmbeddedEventLoop
+    let service: ScriptedService
     let admission: VarlinkAdmission
     let connections: VarlinkConnections
 
     init() {
+        loop = EmbeddedEventLoop()
+        service = ScriptedService(loop: loop)
         var limits = VarlinkLimits()
         limits.places = .init(perUser: [.noRights: 1, .person: 2, .administrator: 3], pools: [.noRights: 2, .person: 3], total: 4)
         limits.refusalsAnswered = 1
@@ -160,24 +186,46 @@ struct VarlinkCallHandlerTests {
         #expect(isStopped, "the stop completes once every connection has closed")
     }
 
-    @Test("a person over their write budget: no call taken, nothing read, on any of their connections, until some is done")
-    func writeBudgetHoldsTheConnection() throws {
+    @Test("a person over their write budget: their next write waits, whole, nothing more read behind it, until some is done; their reads go on")
+    func writeBudgetHoldsOnlyWrites() throws {
         let (first, reads) = try connect(uid: 1000)
         let (second, _) = try connect(uid: 1000)
         service.fullBudgets = [1000]
-        try send(first, #"{"method":"test.Mark","oneway":true}"#)
-        try send(second, #"{"method":"test.Echo","parameters":{"n":1}}"#)
-        let answered = try replies(second)
-        #expect(service.calls.isEmpty && answered.isEmpty, "no call of theirs is taken")
+        try send(first, #"{"method":"test.Mark","oneway":true}"#, #"{"method":"test.Echo","parameters":{"behind":true}}"#)
+        #expect(service.calls.isEmpty, "the write is not started")
         let before = reads.reads
         first.read()
-        #expect(reads.reads == before, "their connection is not read")
-        let (other, _) = try connect(uid: 2000)
-        try send(other, #"{"method":"test.Echo","parameters":{"other":true}}"#)
-        #expect(try replies(other) == [#"{"parameters":{"other":true}}"#], "another person is answered meanwhile")
+        #expect(reads.reads == before, "nothing is read behind the waiting write")
+        #expect(try replies(first).isEmpty, "the call behind it waits too")
+        try send(second, #"{"method":"test.Echo","parameters":{"n":1}}"#)
+        #expect(try replies(second) == [#"{"parameters":{"n":1}}"#], "a read of theirs is answered meanwhile")
         service.budgetFreed(for: 1000)
-        #expect(service.calls.map(\.call.method) == ["test.Mark"])
-        #expect(try replies(second) == [#"{"parameters":{"n":1}}"#])
+        #expect(service.calls.map(\.call.method) == ["test.Mark"], "the write starts once they have room")
+        #expect(try replies(first) == [#"{"parameters":{"behind":true}}"#], "then what followed it")
+    }
+
+    @Test("no call is read before the caller's names are known: pipelined oneway calls all arrive, in order")
+    func callsWaitForTheCallersNames() throws {
+        service.unnamed = [1000]
+        let (channel, reads) = try connect(uid: 1000)
+        let before = reads.reads
+        channel.read()
+        #expect(reads.reads == before, "nothing is read while the names are looked up")
+        try send(channel, #"{"method":"test.Mark","oneway":true,"parameters":{"n":1}}"#, #"{"method":"test.Mark","oneway":true,"parameters":{"n":2}}"#)
+        #expect(service.calls.isEmpty)
+        service.named(1000)
+        #expect(service.calls.map { $0.call.parameters["n"] } == [JSONValue(1), JSONValue(2)])
+        #expect(service.calls.allSatisfy { $0.connection.caller?.userName == "u1000" })
+    }
+
+    @Test("a refused oneway call is told to the log, once per connection")
+    func onewayRefusalLogged() throws {
+        let (channel, _) = try connect(uid: 1000)
+        try send(channel, #"{"method":"test.Mark","oneway":true}"#, #"{"method":"test.Mark","oneway":true}"#)
+        service.calls[0].send(.failure(VarlinkError("test.Busy")))
+        service.calls[1].send(.failure(VarlinkError("test.Busy")))
+        #expect(service.onewayRefusals == ["test.Mark: test.Busy"])
+        #expect(try replies(channel).isEmpty, "a oneway call gets nothing back")
     }
 
     @Test("nothing is read while a call runs; reading resumes once it ended and no call waits")

@@ -209,9 +209,12 @@ package enum ConstructsInterface: VarlinkInterface {
         }
     }
 
+    /// Answers nothing.
+    /// Safe to repeat, as its comment says (indented: still the marker).
     package enum Ping: VarlinkMethod {
         package static let qualifiedName = "io.example.Constructs.Ping"
         package typealias Failure = ConstructsInterface.Failure
+        package static let mayRepeat = true
 
         package struct Parameters: VarlinkStruct {
             package init() {
@@ -244,6 +247,7 @@ package enum ConstructsInterface: VarlinkInterface {
     package enum Echo: VarlinkMethod {
         package static let qualifiedName = "io.example.Constructs.Echo"
         package typealias Failure = ConstructsInterface.Failure
+        package static let mayRepeat = false
 
         package struct Parameters: VarlinkStruct {
             package var value: Everything
@@ -411,6 +415,8 @@ extension ConstructsInterface {
             link_url: ?string
         )
 
+        # Answers nothing.
+        #   Safe to repeat, as its comment says (indented: still the marker).
         method Ping() -> ()
 
         # Takes and gives everything.

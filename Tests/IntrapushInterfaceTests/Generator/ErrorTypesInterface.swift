@@ -22,6 +22,7 @@ package enum ErrorTypesInterface: VarlinkInterface {
     package enum Try: VarlinkMethod {
         package static let qualifiedName = "io.example.ErrorTypes.Try"
         package typealias Failure = ErrorTypesInterface.Failure
+        package static let mayRepeat = false
 
         package struct Parameters: VarlinkStruct {
             package init() {

@@ -109,4 +109,12 @@ struct GeneratorCaseTests {
             == VarlinkError("io.example.Constructs.Described", ["message": .string("m"), "code": .null]))
         #expect(ConstructsInterface.Failure(VarlinkError("io.example.Constructs.Empty")).map { "\($0)" } == "empty")
     }
+
+    @Test("a method is repeated only where its comment says it is safe to repeat")
+    func repeatIsDeclared() {
+        #expect(ConstructsInterface.Ping.mayRepeat)
+        #expect(!ConstructsInterface.Echo.mayRepeat)
+        #expect(!OutboxInterface.Send.mayRepeat && !OutboxInterface.Request.mayRepeat && !NotificationsInterface.Subscribe.mayRepeat)
+        #expect(NotificationsInterface.List.mayRepeat && NotificationsInterface.MarkRead.mayRepeat && DaemonInterface.Status.mayRepeat)
+    }
 }

@@ -76,6 +76,7 @@ package enum KeywordsInterface: VarlinkInterface {
     package enum Init: VarlinkMethod {
         package static let qualifiedName = "io.example.Keywords.Init"
         package typealias Failure = KeywordsInterface.Failure
+        package static let mayRepeat = false
 
         package struct Parameters: VarlinkStruct {
             package var `self`: Word
@@ -151,6 +152,7 @@ package enum KeywordsInterface: VarlinkInterface {
     package enum Default: VarlinkMethod {
         package static let qualifiedName = "io.example.Keywords.Default"
         package typealias Failure = KeywordsInterface.Failure
+        package static let mayRepeat = false
 
         package struct Parameters: VarlinkStruct {
             package init() {

@@ -124,6 +124,7 @@ package enum ShadowingInterface: VarlinkInterface {
     package enum Find: VarlinkMethod {
         package static let qualifiedName = "io.example.Shadowing.Find"
         package typealias Failure = ShadowingInterface.Failure
+        package static let mayRepeat = false
 
         package struct Parameters: VarlinkStruct {
             package struct Filter: VarlinkStruct {
