@@ -139,6 +139,16 @@ package enum Schema {
                 END;
                 """
         ),
+        Migration(
+            version: 7,
+            summary: "index the high and urgent notifications",
+            // `--priority high` (or urgent) finds its rows through this index instead of walking
+            // every normal one (NotificationReader.narrowIndex): those are few, and a push of
+            // normal priority, or none, adds nothing to it.
+            sql: """
+                CREATE INDEX notifications_urgent ON notifications(id) WHERE priority >= 4;
+                """
+        ),
     ]
 
     package static let migrator = Migrator(migrations: migrations)

@@ -29,7 +29,7 @@ struct MigratorTests {
         _ = try NotificationStore(path: directory.file())
         let connection = try SQLiteConnection(path: directory.file(), mode: .readOnly)
         #expect(try connection.userVersion() == Schema.latestVersion)
-        #expect(Schema.latestVersion == 6)
+        #expect(Schema.latestVersion == 7)
         #expect(try columns(of: "outbox", in: connection).map(\.name) == [
             "id", "message_id", "kind", "payload", "state", "queued_at", "expires_at", "attempts", "sent_at",
             "delivered_at", "reply", "replied_at", "expired_at",
@@ -106,15 +106,16 @@ struct MigratorTests {
     @Test("a newer schema version is a clear error, and the file is left alone")
     func newerSchema() throws {
         let directory = try TemporaryDirectory("store")
-        try SQLiteConnection(path: directory.file()).setUserVersion(7)
+        let newer = Schema.latestVersion + 1
+        try SQLiteConnection(path: directory.file()).setUserVersion(newer)
         let error = #expect(throws: SchemaVersionError.self) {
             _ = try NotificationStore(path: directory.file())
         }
-        #expect(error == SchemaVersionError(databaseVersion: 7, supportedVersion: Schema.latestVersion))
+        #expect(error == SchemaVersionError(databaseVersion: newer, supportedVersion: Schema.latestVersion))
         #expect(error?.description
-            == "database schema version 7 is newer than this intrapush understands (\(Schema.latestVersion)); upgrade intrapush")
+            == "database schema version \(newer) is newer than this intrapush understands (\(Schema.latestVersion)); upgrade intrapush")
         let connection = try SQLiteConnection(path: directory.file(), mode: .readOnly)
-        #expect(try connection.userVersion() == 7)
+        #expect(try connection.userVersion() == newer)
         #expect(try connection.column("SELECT name FROM sqlite_schema") == [])
     }
 

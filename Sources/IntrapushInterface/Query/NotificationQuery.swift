@@ -29,12 +29,12 @@ package struct NotificationQuery: Sendable, Equatable {
     /// Whose eyes: what they may see, and whose read marks `unreadOnly` and `read_at` mean.
     /// `nil` for a database before per-person marks, or a reader of the first marks of anyone.
     package var viewer: Viewer?
-    /// Read through the index of times (`notifications_received_at`): for a time range known
-    /// to hold few rows (`NotificationReader.fewInTimeRange`), which it then finds without a walk.
-    package var byTimeIndex = false
+    /// Read through this index: one that holds few rows besides the query's
+    /// (`NotificationReader.narrowIndex`), which it then finds without a walk.
+    package var index: NotificationIndex?
 
     /// The table, and the index it is read through when one is named.
-    var source: String { byTimeIndex ? "notifications INDEXED BY notifications_received_at" : "notifications" }
+    var source: String { index.map { "notifications INDEXED BY \($0.rawValue)" } ?? "notifications" }
 
     package init(
         since: Int64? = nil, until: Int64? = nil, unreadOnly: Bool = false, text: TextMatch? = nil,
@@ -83,6 +83,9 @@ package struct NotificationQuery: Sendable, Equatable {
         if let minimumPriority {
             conditions.append(schemaVersion >= 5 ? "coalesce(priority, 3) >= ?" : "3 >= ?")
             values.append(.integer(Int64(minimumPriority.rawValue)))
+            // Implied by the term above; written out, as the index of the high and urgent is
+            // written, so that SQLite may use that index (it does not for a bound value).
+            if schemaVersion >= 7, minimumPriority >= .high { conditions.append(NotificationIndex.urgentCondition) }
         }
         if let condition = recipients?.condition(schemaVersion: schemaVersion) {
             conditions.append(condition.sql)
@@ -113,6 +116,17 @@ package struct NotificationQuery: Sendable, Equatable {
         }
         return (sql, values)
     }
+}
+
+/// An index a query may be read through, by its name in the schema.
+package enum NotificationIndex: String, Sendable, Equatable {
+    /// By `received_at`: a time range.
+    case time = "notifications_received_at"
+    /// The high and urgent, by id (schema 7).
+    case urgent = "notifications_urgent"
+
+    /// The urgent index's own WHERE, word for word.
+    static let urgentCondition = "priority >= 4"
 }
 
 /// A `--grep` text: a plain substring, case-insensitive (ASCII letters) unless it has an uppercase

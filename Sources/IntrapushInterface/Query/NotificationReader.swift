@@ -15,6 +15,10 @@ package final class NotificationReader {
         database = try DatabaseReader(path: path, busyTimeout: busyTimeout)
     }
 
+    /// Rows an index may hold besides the query's for the query to be read through it
+    /// (`narrowIndex`): fewer than a scan of the table would read in the same time.
+    static let rowsThroughAnIndex: Int64 = 65536
+
     private var isMapped = false
     /// Below this many ids a parallel `--grep` scan costs more than it saves (tests lower it).
     /// `.max` keeps every scan on the calling thread (the daemon's query thread).
@@ -34,6 +38,11 @@ package final class NotificationReader {
 
     /// Calls `body` with each selected notification, in the query's order, without holding them all.
     package func forEach(_ query: NotificationQuery, _ body: (NotificationRecord) throws -> Void) throws {
+        if query.index == nil, let index = try narrowIndex(for: query, atMost: Self.rowsThroughAnIndex) {
+            var narrowed = query
+            narrowed.index = index
+            return try plainForEach(narrowed, body)
+        }
         if try piecewiseRecords(query, body) { return }
         if let records = try parallelRecords(query) {
             for record in records { try body(record) }
@@ -74,6 +83,11 @@ package final class NotificationReader {
                 return try countUnread()
             }
         }
+        if query.index == nil, let index = try narrowIndex(for: query, atMost: Self.rowsThroughAnIndex) {
+            var narrowed = query
+            narrowed.index = index
+            return try plainCount(narrowed)
+        }
         if let count = try piecewiseCount(query) { return count }
         if let count = try parallelCount(query) { return count }
         return try plainCount(query)
@@ -86,18 +100,27 @@ package final class NotificationReader {
         return try integer("SELECT count(*) FROM \(query.source)" + filter, values)
     }
 
-    /// Whether the query's time range (it has one) holds at most `limit` rows, read from the
-    /// index of times, at most `limit + 1` of its entries: then that index finds the query's
-    /// rows in a bounded walk, where a walk by id could pass every row.
-    package func fewInTimeRange(_ query: NotificationQuery, atMost limit: Int64) throws -> Bool {
-        guard query.since != nil || query.until != nil else { return false }
-        var range = NotificationQuery()
-        (range.since, range.until) = (query.since, query.until)
-        let (filter, values) = range.filter()
-        let entries = try integer(
-            "SELECT count(*) FROM (SELECT 1 FROM notifications INDEXED BY notifications_received_at\(filter) LIMIT ?)",
-            values + [.integer(limit + 1)])
-        return entries <= limit
+    /// An index that holds at most `limit` rows besides the query's own, through which its
+    /// rows are then found in a bounded walk where a walk by id could pass every row: the index
+    /// of times for a time range of few rows, that of the high and urgent for a query of those
+    /// when they are few. Each is counted up to `limit + 1` entries. `nil`: none.
+    package func narrowIndex(for query: NotificationQuery, atMost limit: Int64) throws -> NotificationIndex? {
+        if query.since != nil || query.until != nil {
+            var range = NotificationQuery()
+            (range.since, range.until) = (query.since, query.until)
+            let (filter, values) = range.filter()
+            let entries = try integer(
+                "SELECT count(*) FROM (SELECT 1 FROM notifications INDEXED BY \(NotificationIndex.time.rawValue)\(filter) LIMIT ?)",
+                values + [.integer(limit + 1)])
+            if entries <= limit { return .time }
+        }
+        if let priority = query.minimumPriority, priority >= .high, try database.schemaVersion() >= 7 {
+            let entries = try integer(
+                "SELECT count(*) FROM (SELECT 1 FROM notifications INDEXED BY \(NotificationIndex.urgent.rawValue) WHERE "
+                    + "\(NotificationIndex.urgentCondition) LIMIT ?)", [.integer(limit + 1)])
+            if entries <= limit { return .urgent }
+        }
+        return nil
     }
 
     /// Whether the query is counted from indexes (`isCountedFromIndexes`) over sets of at most

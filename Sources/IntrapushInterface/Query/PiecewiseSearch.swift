@@ -22,8 +22,8 @@ package struct PiecewiseSearch: Sendable {
         self.firstSize = firstSize ?? size
     }
 
-    /// A time range of few rows: read whole, through the index of times, as one piece.
-    private var byTimeIndex = false
+    /// An index of few rows besides the query's: read whole through it, as one piece.
+    private var index: NotificationIndex?
 
     /// No piece is left.
     package var isFinished: Bool { ranges.map { next >= $0.count } ?? false }
@@ -34,7 +34,7 @@ package struct PiecewiseSearch: Sendable {
         var share = query
         share.idRange = range
         share.limit = nil
-        share.byTimeIndex = byTimeIndex
+        share.index = index
         return try reader.plainCount(share)
     }
 
@@ -45,16 +45,16 @@ package struct PiecewiseSearch: Sendable {
         var share = query
         share.idRange = range
         share.limit = limit
-        share.byTimeIndex = byTimeIndex
+        share.index = index
         if share.order == .newestFirstReversed { share.order = .newestFirst }
         return try reader.plainRecords(share)
     }
 
     private mutating func nextRange(_ reader: NotificationReader) throws -> ClosedRange<Int64>? {
         if ranges == nil {
-            if try reader.fewInTimeRange(query, atMost: firstSize) {
+            if let narrow = try reader.narrowIndex(for: query, atMost: firstSize) {
                 // No more rows than a first piece walks: the index finds them all at once.
-                byTimeIndex = true
+                index = narrow
                 ranges = [query.idRange ?? Int64.min...Int64.max]
             } else {
                 ranges = try reader.pieceRanges(query, size: size, first: firstSize, evenOne: true) ?? []
