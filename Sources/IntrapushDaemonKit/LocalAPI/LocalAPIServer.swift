@@ -69,15 +69,7 @@ final class LocalAPIServer: Service, Sendable {
             // One read at a time, at most 16 KiB: a connection buffers little before its call runs.
             .childChannelOption(.maxMessagesPerRead, value: 1)
             .childChannelOption(.recvAllocator, value: AdaptiveRecvByteBufferAllocator(minimum: 64, initial: 2048, maximum: 16384))
-            .childChannelInitializer { channel in
-                channel.eventLoop.makeCompletedFuture {
-                    let identity = try? channel.pipeline.syncOperations.withUnsafeTransportIfAvailable(of: NIOBSDSocket.Handle.self) {
-                        PeerIdentity.read(from: $0)
-                    }
-                    try channel.pipeline.syncOperations.addHandlers(
-                        VarlinkPipeline.handlers(service: api, identity: identity ?? nil, admission: admission, connections: connections))
-                }
-            }
+            .childChannelInitializer { VarlinkPipeline.install(on: $0, service: api, admission: admission, connections: connections) }
         if let activated {
             let channel = try await bootstrap.withBoundSocket(activated.descriptor).get()
             return LocalAPIServer(

@@ -12,12 +12,14 @@ import NIOCore
 final class LocalMarks: @unchecked Sendable {
     /// Rows a slice examines at most while pushes flow: a push arriving during a slice hardly
     /// waits for it, and its pages add little to the push's sync it rides on.
-    static let rowsWhilePushesFlow = 32
+    static let rowsWhilePushesFlow = 16
     /// Rows a slice examines at most when no push came lately: a mark of all goes at the pace
     /// of one long transaction, and a push that comes waits for one slice.
     static let rowsWhenQuiet = 512
-    /// Between two slices, on the loop's timer: what the sockets brought goes first.
-    static let pause: TimeAmount = .microseconds(100)
+    /// Between two slices, on the loop's timer: what the sockets brought goes first. While
+    /// pushes flow, longer: a mark of all takes a small share of the loop (and of the log's
+    /// growth, which each push's sync and the checkpoints pay for), not all that is left.
+    static let pause: (whilePushesFlow: TimeAmount, whenQuiet: TimeAmount) = (.milliseconds(1), .microseconds(100))
     /// While pushes flow, a slice waits for a push's sync, at most a few pushes' time.
     static let syncs = MarkSyncSchedule(rideFor: .milliseconds(2), flowWindow: .milliseconds(100))
 
@@ -67,7 +69,8 @@ final class LocalMarks: @unchecked Sendable {
         for action in actions {
             switch action {
             case .scheduleSlice:
-                executor.submit(after: Self.pause) { isActive in
+                let pause = syncs.pushesFlow(at: .now()) ? Self.pause.whilePushesFlow : Self.pause.whenQuiet
+                executor.submit(after: pause) { isActive in
                     guard isActive else { return self.stopped() }
                     let rows = self.syncs.pushesFlow(at: .now()) ? self.rows.whilePushesFlow : self.rows.whenQuiet
                     self.perform(self.schedule.sliceDue(rows: rows))

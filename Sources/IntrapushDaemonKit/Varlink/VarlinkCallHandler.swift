@@ -43,6 +43,20 @@ enum VarlinkPipeline {
             VarlinkCallHandler(service: service, admission: admission, connections: connections),
         ]
     }
+
+    /// A child channel of a Unix socket's listener: its peer, as the kernel says, and the
+    /// handlers after it.
+    static func install(
+        on channel: any Channel, service: any VarlinkService & Sendable, admission: VarlinkAdmission, connections: VarlinkConnections
+    ) -> EventLoopFuture<Void> {
+        channel.eventLoop.makeCompletedFuture {
+            let identity = try? channel.pipeline.syncOperations.withUnsafeTransportIfAvailable(of: NIOBSDSocket.Handle.self) {
+                PeerIdentity.read(from: $0)
+            }
+            try channel.pipeline.syncOperations.addHandlers(
+                handlers(service: service, identity: identity ?? nil, admission: admission, connections: connections))
+        }
+    }
 }
 
 /// The calls of one connection, the last of its Varlink handlers: answers one call at a time,

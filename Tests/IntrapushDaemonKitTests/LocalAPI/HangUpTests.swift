@@ -66,15 +66,7 @@ struct HangUpTests {
         let admission = VarlinkAdmission(limits: VarlinkLimits(), eventLoop: loop)
         let connections = VarlinkConnections(eventLoop: loop)
         let server = try await ServerBootstrap(group: loop)
-            .childChannelInitializer { channel in
-                channel.eventLoop.makeCompletedFuture {
-                    let identity = try? channel.pipeline.syncOperations.withUnsafeTransportIfAvailable(of: NIOBSDSocket.Handle.self) {
-                        PeerIdentity.read(from: $0)
-                    }
-                    try channel.pipeline.syncOperations.addHandlers(
-                        VarlinkPipeline.handlers(service: service, identity: identity ?? nil, admission: admission, connections: connections))
-                }
-            }
+            .childChannelInitializer { VarlinkPipeline.install(on: $0, service: service, admission: admission, connections: connections) }
             .bind(unixDomainSocketPath: socketPath).get()
 
         // The caller: another event loop's socket, as a client process's would be.

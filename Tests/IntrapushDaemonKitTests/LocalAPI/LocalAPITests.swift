@@ -104,12 +104,17 @@ struct LocalAPITests {
         }
         _ = try store.store([push("alice", to: "alice"), push("bob", to: "bob"), push("all", to: nil)], liveState: nil)
         queries = Queries(loop: loop, reader: try NotificationReader(path: directory.file()))
-        api = LocalAPI(
-            limits: LocalAPILimits(), outbox: UnusedOutbox(loop: loop), queries: queries, names: Names(loop: loop),
+        api = Self.api(loop: loop, queries: queries)
+        admission = VarlinkAdmission(limits: VarlinkLimits(), eventLoop: loop)
+    }
+
+    /// The local API over `queries`, for callers all of whom may read, writing nowhere.
+    static func api(loop: EmbeddedEventLoop, queries: any LocalAPIQueries, limits: LocalAPILimits = LocalAPILimits()) -> LocalAPI {
+        LocalAPI(
+            limits: limits, outbox: UnusedOutbox(loop: loop), queries: queries, names: Names(loop: loop),
             policy: AccessPolicy(everyoneReads: true, readerGroupID: nil, senderGroupID: nil, adminGroupID: nil, daemonUserID: 990),
             eventLoop: loop, liveState: { LiveState(state: .connected, updatedAt: 1) },
             logger: Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() }))
-        admission = VarlinkAdmission(limits: VarlinkLimits(), eventLoop: loop)
     }
 
     func connect(uid: UInt32) throws -> EmbeddedChannel {
@@ -201,12 +206,7 @@ struct LocalAPITests {
         // Each row alone is past a list's ceiling: the first is answered all the same.
         var limits = LocalAPILimits()
         limits.largestListBytes = 100 << 10
-        let api = LocalAPI(
-            limits: limits, outbox: UnusedOutbox(loop: loop), queries: Queries(loop: loop, reader: try NotificationReader(path: large.file())),
-            names: Names(loop: loop),
-            policy: AccessPolicy(everyoneReads: true, readerGroupID: nil, senderGroupID: nil, adminGroupID: nil, daemonUserID: 990),
-            eventLoop: loop, liveState: { LiveState(state: .connected, updatedAt: 1) },
-            logger: Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() }))
+        let api = Self.api(loop: loop, queries: Queries(loop: loop, reader: try NotificationReader(path: large.file())), limits: limits)
         let channel = EmbeddedChannel(loop: loop)
         try channel.pipeline.syncOperations.addHandlers(VarlinkPipeline.handlers(
             service: api, identity: PeerIdentity(userID: 1001, groupID: 1001, processID: 1, groupIDs: [1001]), admission: admission,

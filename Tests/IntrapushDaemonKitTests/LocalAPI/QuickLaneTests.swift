@@ -77,12 +77,7 @@ struct QuickLaneTests {
         let writer = try SQLiteConnection(path: directory.file())
         try writer.execute("INSERT INTO notification_reads (notification_id, reader, read_at) SELECT id, \(Self.alice), 1 FROM notifications")
         queries = CountingQueries(loop: loop, reader: try NotificationReader(path: directory.file()))
-        api = LocalAPI(
-            limits: LocalAPILimits(), outbox: LocalAPITests.UnusedOutbox(loop: loop), queries: queries,
-            names: LocalAPITests.Names(loop: loop),
-            policy: AccessPolicy(everyoneReads: true, readerGroupID: nil, senderGroupID: nil, adminGroupID: nil, daemonUserID: 990),
-            eventLoop: loop, liveState: { LiveState(state: .connected, updatedAt: 1) },
-            logger: Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() }))
+        api = LocalAPITests.api(loop: loop, queries: queries)
     }
 
     /// Alice's filters, none served by an index, and what each selects of her rows.
