@@ -35,6 +35,25 @@ struct MarkPartsTests {
         #expect(try Self.unread(store, for: alice) == 8 && Self.unread(store, for: bob) == 9)
     }
 
+    @Test("a receipt is read from the outbox only once its mark is durable: by the caller's word, or a commit SQLite synced")
+    func receiptsWaitForTheSync() throws {
+        let directory = try TemporaryDirectory("store")
+        let store = try NotificationStore(path: directory.file())
+        store.onCommit(walPages: { _ in })  // counts the commits, as the daemon's store does
+        _ = try store.store(Self.pushes(3), liveState: nil)
+        let alice = Viewer(userID: 1001, userName: "alice", visibleNames: nil)
+        let template = ReadReceiptTemplate(text: #"{"id":"r-{message_id}","read":"{message_id}"}"#, idField: "id", maximumSize: 4096, timeToLive: nil)
+        _ = try store.markParts([MarkPart(viewer: alice, receipts: template, work: .ids([1, 2]))], at: 5, syncing: .byCaller)
+        #expect(try store.undeliveredOutbox(after: 0, limit: 10).isEmpty, "committed, not yet synced: nothing leaves")
+        store.receiptsDurable(through: store.commitsWritten)
+        #expect(try store.undeliveredOutbox(after: 0, limit: 10).count == 2)
+
+        _ = try store.markParts([MarkPart(viewer: alice, receipts: template, work: .ids([3]))], at: 6, syncing: .byCaller)
+        #expect(try store.undeliveredOutbox(after: 0, limit: 10).count == 2, "the third waits for its sync")
+        _ = try store.store([Push(payload: .text("{}"), messageID: "later", title: nil, body: nil, receivedAt: 7)], liveState: nil)
+        #expect(try store.undeliveredOutbox(after: 0, limit: 10).count == 3, "a commit synced by SQLite carries the mark before it")
+    }
+
     @Test("a mark of everything in parts: after the last id, up to the newest at its first part; later pushes stay unread")
     func allInParts() throws {
         let directory = try TemporaryDirectory("store")
