@@ -29,9 +29,11 @@ def main():
     with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as extra:
         extra.connect(path)  # blocking: a full backlog is waited out, as the CLI does
         extra.settimeout(10)
-        extra.sendall(json.dumps({"method": method, "parameters": {}}).encode() + b"\0")
         buffer = b""
         try:
+            # The daemon may close it before reading the call (a full pool takes an idle
+            # connection, and one whose call is not yet read is idle): that is the answer "closed".
+            extra.sendall(json.dumps({"method": method, "parameters": {}}).encode() + b"\0")
             while b"\0" not in buffer:
                 chunk = extra.recv(65536)
                 if not chunk:
