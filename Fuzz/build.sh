@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Builds .build/fuzz/intrapush-fuzz: the project's parsers of outside input compiled with
 # libFuzzer and AddressSanitizer into one binary, each harness chosen by FUZZ_HARNESS.
 #

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Runs the fuzz harnesses: run.sh SECONDS [HARNESS...] (every harness when none is named).
 # Each starts from its seeds in Fuzz/Corpus/<harness> and keeps what it learns in
 # .build/fuzz/corpus/<harness>; a crash or a failed invariant is saved in .build/fuzz/findings

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """What the daemon's figures are held against, measured in the same run: the same rows committed
 by SQLite alone (one per transaction for latency, in batches for ingest), into a copy of the
 daemon's own schema on the same filesystem, and a server in a few lines of Python on a raw

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 # `intrapush` speed on a large database (issue 3's targets), on a release build (make release).
 # The schema comes from the real daemon's migrations (it creates the file); the rows are then
 # bulk-inserted, ~300-byte JSON payloads like the server's bursts, every third one read (for

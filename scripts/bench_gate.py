@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """The local API's figures of `make bench`, on the prefilled database (1,000,000 rows) with the
 daemon running and `readers = "everyone"`: the CLI as a user who is no administrator (nobody,
 through the gate) for `list`, `count --unread` and `list --grep`, whole process; a subscriber's

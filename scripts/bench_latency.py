@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """The latency figures of `make bench`: push → ack at a steady rate, against what the disk allows
 (a bare single-row commit of the same row, WAL and synchronous=FULL) and what the transport
 allows (the devserver's bench client, which acknowledges at once and stores nothing), all timed

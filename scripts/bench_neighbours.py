@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """The neighbours figure of `make bench`: what one person on a shared host can take from the
 pushes and from the other people, each measured beside the same run's quiet figure.
 

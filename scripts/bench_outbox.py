@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """The outbox figures of issue 13 for `make bench`: messages to the server, timed by the server.
 
 Messages are queued through the daemon's local API (a Varlink call of io.intrapush.Outbox.Send on

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """The machinery of `make bench` (scripts/bench.py): processes, the devserver's API, databases,
 /proc readings, and the table's rows."""
 import argparse, glob, json, os, random, shutil, signal, socket, sqlite3, statistics, subprocess, sys, tempfile, time

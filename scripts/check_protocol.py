@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Holds docs/protocol.md to its tests (make docs-check).
 
 Every statement of the protocol is a bullet that starts with its id and its keyword:

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # intrapush demo: the reference server and the daemon on loopback, three pushes end to end.
 #
 # Builds what is missing, starts intrapush-devserver on a free port with a random token, starts

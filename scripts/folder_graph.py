@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """The folders of each target keep the layers ARCHITECTURE.md declares (its ```layers block): a
 folder may use only the folders listed after it on its target's line, so no two folders use each
 other and the order is the one the document draws. Every folder of a target with more than one

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # The packages of the releases before this one, for the system test's upgrades from real
 # installations of them, in .build/previous/. Each is a full release build of its commit, made
 # once and kept outside the clone where the machine keeps it (INTRAPUSH_TEST_CACHE,

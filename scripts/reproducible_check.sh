@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # make reproducible-check: are the packages built bit for bit the same from the same commit?
 #
 # Builds `make deb` twice from HEAD's sources (git archive), in two other directories of

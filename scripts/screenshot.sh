@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # What a person sees: dunst (a real notification server) under Xvfb, the devserver, the release
 # daemon and intrapush-notifier on a private session bus; three pushes, then a screenshot of the
 # corner where dunst shows them. Usage: scripts/screenshot.sh [BIN_DIR] [OUT.png]

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Runs the stages of `make check`, `make test` or CI (.ci/run) side by side where the cores allow,
 and prints each stage's time at the end.
 

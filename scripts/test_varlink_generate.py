@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """The generator's tests (make generated-check, so make check and make test).
 
 Golden files: each interface of Tests/Generator/*.varlink (every construct of the IDL, Swift

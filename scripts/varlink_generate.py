@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Generates the local API's Swift types from its interface files, the one place they are written.
 
 Reads packaging/varlink/*.varlink (the Varlink IDL: varlink_idl.py) and writes, for each

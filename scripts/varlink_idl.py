@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """The Varlink IDL (varlink.org, "Interface Definition"), read into types, methods and errors for
 scripts/varlink_generate.py. Comment lines before a member or a field are its doc.
 """

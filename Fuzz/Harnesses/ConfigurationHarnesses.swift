@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 /// intrapush.conf: FlatTOML answers entries or a syntax error with a position inside the file.
 func fuzzFlatTOML(_ bytes: [UInt8]) {
     let text = String(decoding: bytes, as: UTF8.self)

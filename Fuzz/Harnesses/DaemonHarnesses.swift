@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 /// A message on the local API's socket, as anyone on the host may send it: a call or nothing,
 /// never a trap; what parses encodes back to the same call, and JSON values survive their text.
 func fuzzVarlinkMessage(_ bytes: [UInt8]) {

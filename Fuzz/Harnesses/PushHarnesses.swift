@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 /// A server's frame: the decoder never traps, a number id is its own text, and what it reads
 /// from a JSON object was in the frame.
 func fuzzPushDecoder(_ bytes: [UInt8]) {

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 import IntrapushDaemonKit
 
 /// A fleet of hosts, each driven by the daemon's own `SessionStateMachine` (not a copy of its

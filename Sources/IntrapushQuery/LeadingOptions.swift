@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 /// `--database` and `--config` are accepted before the command as well as after it
 /// (`intrapush --database X list`): they are moved to just after the command's name before the
 /// arguments are parsed, since ArgumentParser reads options only where the command declares them.

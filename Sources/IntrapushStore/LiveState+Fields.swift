@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 extension LiveState {
     /// A field's value as it leaves the process: a text or an integer (a time is Unix
     /// milliseconds), `nil` when unknown.

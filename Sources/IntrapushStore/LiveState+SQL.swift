@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 extension LiveState {
     /// The fields with a column in `daemon_state` at `schemaVersion`, in the order of `fields`.
     static func columns(schemaVersion: Int = Schema.latestVersion) -> [Field] {

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 /// What the daemon is doing right now, as kept in the single row of `daemon_state` for
 /// `intrapush status`.
 ///

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 /// A part of a mark made by the daemon for a caller of its local API, committed with the parts
 /// of other marks in one transaction (one sync for many marks): some of the ids a caller named,
 /// or the next of the notifications unread for the caller (a mark of all of them, in parts, so

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 import IntrapushSupport
 
 /// Marks notifications read (`intrapush mark-read`), and queues a read receipt for each one that

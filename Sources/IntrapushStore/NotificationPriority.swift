@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 /// How urgent a push is, on ntfy's scale of 1 to 5: the `priority` column holds the level's number
 /// (NULL: the push named none, which reads as `.normal`).
 ///

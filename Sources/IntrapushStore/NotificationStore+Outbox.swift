@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 extension NotificationStore {
     /// Queues messages in ONE transaction (one fsync for all who asked meanwhile); each gets its
     /// row id or the reason it was refused. A throw means none was queued.

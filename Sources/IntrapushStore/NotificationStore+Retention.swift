@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 extension NotificationStore {
     /// Rows one `pruneBatch` deletes at most by default: a few milliseconds of write lock.
     package static let defaultPruneBatchSize = 1000

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 /// One push as the server sent it, decoded and ready to store.
 ///
 /// The decoder fills `messageID`, `title`, `body`, `priority`, `link` and `recipients` from a JSON

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 /// Whom a push is addressed to: the `recipients` column, one user or group name per line.
 ///
 /// NULL: to everyone. The empty text: the push named recipients, but none that could be a name,

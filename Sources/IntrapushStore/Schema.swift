@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 /// The database schema of intrapush: every migration, oldest first.
 ///
 /// `notifications` is a public interface (people query it with sqlite3): its columns keep

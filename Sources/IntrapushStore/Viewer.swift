@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 /// Whose eyes a read or a mark goes through: which notifications they may see, and whose read
 /// marks count (marks are per person since schema 6: `notification_reads`).
 package struct Viewer: Sendable, Equatable {

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 extension String {
     /// Decodes `%XX` escapes once; `nil` when an escape is malformed or the bytes are not UTF-8.
     ///

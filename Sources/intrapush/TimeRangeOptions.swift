@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 import ArgumentParser
 
 /// `--since` and `--until`, for every command that selects by time.

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """A hostile and broken peer for intrapushd: a raw WebSocket server on loopback, written by
 hand so that it can do what no real server library would (floods of fragments, pings while never
 reading, absurd retry hints and ids), and a local user abusing the daemon's Varlink socket (the

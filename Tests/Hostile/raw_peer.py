@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """The machinery of the hostile peer (hostile.py): the release daemon under watch, with its
 resident memory sampled all along, and a raw WebSocket server on loopback written by hand, with
 the frames it sends and reads, so that the scenarios can do what no server library would; and

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 import Testing
 
 /// The integration suites run the built binaries over loopback; one at a time, so that their

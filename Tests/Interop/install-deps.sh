@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Installs what the interop matrix needs, once: the Debian packages of the server stacks and the
 # proxies, and a virtual environment with the pinned Python stacks under .build/interop/venv.
 set -euo pipefail

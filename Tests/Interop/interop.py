@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """The interop matrix: the real intrapushd against server stacks we did not write.
 
 Usage: interop.py --daemon PATH [--only NAME[,NAME…]]

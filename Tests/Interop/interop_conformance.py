@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """The conformance checker (Tests/ServerConformance) against each server program of the matrix,
 in its check mode (INTEROP_MODE=check, Tests/Interop/README.md): pushes and closes asked for on
 its standard input, what it took read from its events. The library stacks run the matrix's

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """What interop.py runs: the server stacks (built once), the proxies in front, the processes."""
 import json
 import os

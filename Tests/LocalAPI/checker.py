@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """The conformance checker: a Varlink client that knows a service only from its introspection
 (org.varlink.service.GetInfo and GetInterfaceDescription, parsed by PyPI varlink) calls every
 method of every interface with valid parameters and with invalid ones, and checks every message

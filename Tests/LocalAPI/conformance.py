@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Conformance of the daemon's local API to its own introspection. The claim checked: a client
 built only from GetInterfaceDescription calls every method with valid and invalid parameters,
 and every reply and error it gets is declared in the interface it called.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """The self-test's service: a tiny Varlink server in this process (a thread per connection on a
 Unix socket) that serves the local API's interface files and answers every call as they say it
 should (parameters decoded strictly, replies of the declared output type), except the planted

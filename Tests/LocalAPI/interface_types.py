@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """The types of one Varlink interface as PyPI varlink's parser (`varlink.Interface`, in
 varlink/scanner.py) reads them, and what the conformance check needs of them: whether a JSON
 value is of a type (and where not), a plausible value of a type, and the ways to get a call's

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """intrapush-notifier on a real session bus: a private dbus-daemon, python-dbusmock's
 notification_daemon template standing in for the desktop's notification server (it records every
 call and emits the signals a person's clicks would), the devserver, the real daemon and the real

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """The world of one notifier-test scenario (notifier_test.py): a private session bus, python-dbusmock's
 notification server on it, the devserver, the real daemon and the real agent, with the waits and
 checks the scenarios share.

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0
 """The power-cut test of the desktop agent's state: "no mark it accepted is lost".
 
 A mark the person makes on the desktop ("Mark as read") while intrapushd is stopped lives only in

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """One run of the `intrapush` CLI at a time, in a loop on a thread of its own, until `halt`: the
 shape of the power-cut test's sender and marker (sender.py, marker.py)."""
 import subprocess

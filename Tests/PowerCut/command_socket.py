@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """cutfs's command socket, both ends: a unix stream socket, one line of text in and one line of
 text out per command (`ping`, `stats`, `cut`, `cut scatter`, `arm scatter R W`, `sync`; see cutfs.py)."""
 import os

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0
 """cutfs: a FUSE file system that simulates power cuts, in the spirit of Jepsen's LazyFS, for
 the power-cut test of a program that keeps its state in SQLite.
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Driving cutfs.py from a test: mount it, send it commands, unmount it. Shared by
 selftest.py and the power-cut test of the daemon.
 

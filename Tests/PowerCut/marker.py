@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """The marker of the power-cut test (powercut.py): `intrapush mark-read` in a loop, as root, for
 the notifications as they arrive, one id a call; it records which ids the daemon (or the CLI
 itself, when no daemon answers yet) answered as marked now, that is which marks were committed.

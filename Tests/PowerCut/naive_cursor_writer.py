@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0
 """The self-check of agent_powercut.py: a writer of the agent's state file (`notifier-cursor`,
 same format) that is deliberately NOT durable. It makes the state directory without syncing its
 parent, and replaces the file by a temporary renamed into place with no fsync of the file nor of

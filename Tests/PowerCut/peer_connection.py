@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """One daemon's connection to a test server of the power-cut tests (push_server.py,
 stall_server.py), on a raw socket: the upgrade, the daemon's frames, and the answers every such
 server gives (a close answered and the connection ended, pings answered, heartbeats echoed).

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """One file's writes that are not yet durable, for cutfs.py.
 
 The durable content of a file is its backing file. What a program sees through the mount is

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0
 """The power-cut test of the daemon: does intrapushd keep what it acknowledged when the power
 goes, and come back on what survived?
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """The server of the power-cut test (powercut.py): a WebSocket server on loopback, on a raw
 socket, that streams pushes to every daemon that connects and writes down what comes back.
 

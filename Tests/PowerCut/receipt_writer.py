@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0
 """A stand-in for the daemon's marks with read receipts (selftest.py's RECEIPTS check): in one
 transaction it stores a push and marks it read, in the daemon's tables (`notifications`,
 `notification_reads`), and as soon as COMMIT returns it sends the push's read receipt to the

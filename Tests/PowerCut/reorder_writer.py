@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0
 """A stand-in for the daemon's burst path, for cutfs's self-test (selftest.py, REORDER): it
 commits with SQLite's sync left out (`--synchronous OFF` or `NORMAL`), makes each commit durable
 itself by fdatasync of the write-ahead log, and only then acknowledges its rows in a log outside

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """The traffic of powercut.py's restart rounds: bursts that start the write-ahead log over, and
 a cut armed to land inside the batch that does.
 

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0
 """The self-test of cutfs.py: does a power cut through it lose what it should, and only that?
 
 For each synchronous mode (OFF, NORMAL, FULL) it runs seeded rounds: mount cutfs on a fresh

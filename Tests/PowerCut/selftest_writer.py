@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0
 """A stand-in for the daemon under the power-cut test (selftest.py): it inserts rows into an
 SQLite database in WAL mode, one per transaction, and after each COMMIT returns it appends the
 row's id to an acknowledgement log, as a server would acknowledge a message to its sender once

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """The sender of the power-cut test (powercut.py): `intrapush send` in a loop, as root (who
 may send), through the daemon's local API beside the database; it records which sends exited 0,
 that is which messages the daemon (or the CLI itself, when no daemon answers yet) committed."""

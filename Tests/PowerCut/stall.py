@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0
 """The stalled-disk test of the daemon: when an fsync of its database does not return, does
 intrapushd still answer its local API, say what is wrong, and hold back the acknowledgements
 until the commit is done?

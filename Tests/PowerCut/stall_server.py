@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """The server of the stalled-disk test (stall.py): a WebSocket server on loopback, on a raw
 socket, that sends a push only when the test asks (push_server.py streams them; here the test
 must know which pushes are in flight when the disk stalls) and writes down, with the time it

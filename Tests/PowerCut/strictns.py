@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Strict mode's directory entries, for cutfs.py: a name created, removed or renamed is durable
 only once its directory is fsynced (POSIX promises no more; on ext4 an fsync of a new file does
 not make its name durable, which is why SQLite fsyncs the directory after creating a journal or

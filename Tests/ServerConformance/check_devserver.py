@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """The conformance checker against intrapush-devserver, the reference server (make
 server-conformance): it is started with the canonical profile, a hello that authenticates,
 answers to every message (--echo-upstream) and a short idle timeout, and driven through its HTTP

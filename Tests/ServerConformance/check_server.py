@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """intrapush's conformance checker for push servers: it acts as intrapushd against a server and
 reports each of the server's statements of docs/protocol.md (S-…) as held, failed or not checkable.
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """The checker's machinery: the server under test (`Target`), the client's settings (`Settings`),
 one connection as the client sees it (`Session`), and the run that records each statement's
 outcome (`Checker`). The steps themselves are in steps_*.py.

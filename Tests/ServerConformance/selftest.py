@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """The checker's self-test: it must pass spec_server.py (the canonical profile, written from the
 document) and report each fault planted in a copy of it as the statement that fault breaks.
 

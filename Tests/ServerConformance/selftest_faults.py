@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """The servers of the checker's self-test (selftest.py): spec_server.py's `Server` or `Connection`
 with one method replaced. FAULTS each break a statement the checker must report failed; HOLDS are
 correct servers the checker must not blame (what an earlier checker got wrong)."""

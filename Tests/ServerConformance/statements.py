@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """The server's statements of docs/protocol.md (its S- ids), as the checker reports them.
 
 scripts/check_protocol.py (make docs-check) holds this list and the document to each other: every

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Checker steps of connecting, liveness and the client's close (docs/protocol.md S-HS, S-VER,
 S-HB, S-CLOSE-1, S-SEC-1); the hello's are in steps_hello.py."""
 import ipaddress

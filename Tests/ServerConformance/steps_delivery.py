@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Checker steps of pushes and their acknowledgements, oversized pushes and the server's close
 (docs/protocol.md S-ACK, S-PUSH-1, S-SIZE-2, S-CLOSE-2, S-CLOSE-3)."""
 import json

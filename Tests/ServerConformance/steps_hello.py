@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Checker steps of the hello (docs/protocol.md S-HELLO), and where the fleet's token travels
 (the path, the configured headers, the hello), for the steps that send a wrong one."""
 import json

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Checker steps of hosts (docs/protocol.md S-HOST, protocol 1.2): many hosts share one token, and
 a server keeps what it keeps for a client per (organisation, host), the host being the
 `Intrapush-Host` header; a client without it is one host per organisation and token.

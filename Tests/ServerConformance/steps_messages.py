@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Checker steps of the client's messages and the server's replies (docs/protocol.md S-OUT,
 S-REQ), and the statements a client cannot observe."""
 import json

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """A frame template's placeholder filled and read back as the protocol says (docs/protocol.md,
 Appendix A): a template that parses as a JSON object, array or string once each placeholder is
 replaced by 0 (and still parses with any value there) is JSON-shaped; there a placeholder inside a string literal takes the value escaped

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """The checker's WebSocket client: RFC 6455 written out with the Python standard library.
 
 It behaves on the wire as intrapushd does: a GET without body framing, masked frames, pongs

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 /// Waits until `condition` holds, looking every `interval`; throws `WaitTimedOut` after
 /// `timeout`. The one way the tests wait for something another thread or process does.
 package func eventually(

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 import Foundation
 
 /// A fresh directory for one test, removed with everything in it when the test lets go of it.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """What the Python tests share — the hostile peer (Tests/Hostile), the interop matrix
 (Tests/Interop) and the desktop agent's test (Tests/Notifier): a free loopback port, waiting for
 a condition, and starting and stopping the daemon. Standard library only: Debian's python3 (for

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """One person holding many idle connections to intrapushd's local API, as a script of theirs
 or a program that leaks sockets would: opens COUNT connections (sending nothing on them), then
 one more on which it calls METHOD, and prints that call's answer (the error's name, or "ok").

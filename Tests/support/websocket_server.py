@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """The server side of a WebSocket, by hand on a raw socket, for the peers the tests and the bench
 write themselves (the hostile peer, the power-cut server, the bench's raw-socket server): the
 upgrade's answer, server frames, and the daemon's (masked) frames read back.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # The checks both package tests report with (sourced): `ok`/`FAIL` lines and a failure count.
 failures=0
 

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # The package test: inspects a built intrapush .deb, unpacks it into a scratch root and runs the
 # unpacked binaries; then the same for intrapush-notifier. Usage: deb-test.sh [PATH.deb [NOTIFIER.deb]]
 # (without a path: `make deb` first).

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """A neighbour on a shared host: pipelines COUNT oneway MarkRead calls of ids 1..COUNT (in turn)
 on one connection to intrapushd's local API as fast as the socket takes them, then asks Count
 on the same connection and prints how long that answer took ("flood N sent, answered after

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Whether pipelined oneway marks are all made (issue 56: some were lost on a fresh connection).
 Opens CONNECTIONS fresh connections to intrapushd's local API at once and splits the ids
 FIRST..FIRST+COUNT-1 between them, a consecutive run each. On each it writes one oneway MarkRead

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """A reader riding through a restart of the daemon, for the system test: runs `intrapush count`
 over and over until the file STOP exists, and prints how many calls it made, how many failed,
 the longest one in milliseconds, and the first failure's message. As any user; standard library.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Sourced by system-test.sh: intrapush as a fleet installs and runs it, with no person at the
 # host. Answers preseeded into debconf, then a plain `apt-get install -y`: connected, the token
 # 0600 and in no debconf database, no file an administrator edits touched. A drop-in overriding

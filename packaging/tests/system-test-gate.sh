@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Sourced by system-test.sh: the one gate, as the people at the host meet it. alice and bob are
 # both in the groups intrapush and team; four pushes go to alice, to bob, to team and to everyone.
 # Through every CLI verb, a raw Varlink client written against the protocol (varlink_probe.py)

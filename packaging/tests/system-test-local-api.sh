@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Sourced by system-test.sh: the local API as a shared host meets it. One person cannot lock the
 # others out: bob (in no group of intrapush's) opens 1,000 connections and leaves them idle, and
 # meanwhile alice's list, count and follow, her desktop agent, root's status and a fresh

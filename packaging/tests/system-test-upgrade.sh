@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Sourced by system-test.sh: upgrades from real installations of the releases before (0.3.0-1
 # and 0.4.0-1, built by scripts/previous_deb.sh), as a fleet's unattended upgrade meets them: the
 # administrator had edited /etc/intrapush/intrapush.conf, the conffile those releases shipped,

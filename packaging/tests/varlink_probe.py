@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """A raw Varlink client for the system test: calls one method of intrapushd's local API and
 prints the replies' JSON, one line each (or the error's name and exit 1). Written against the
 protocol (JSON messages ended by NUL), with the standard library only, so that it runs in the

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """The local API through PyPI's varlink client, a client nobody here wrote (it reads the
 interfaces from the daemon's own GetInterfaceDescription): prints what the caller sees, a line
 a fact, for the system test to check.

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 /// The `on_notification` command line, split into arguments the way POSIX `sh` splits words, but
 /// run without a shell: nothing in it is ever expanded or interpreted.
 ///

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 /// Why an `on_notification` command line cannot be run.
 ///
 /// `message` names neither the key nor the value, so that the configuration loader can report it

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 /// Splits a command line into words by the quoting rules of POSIX `sh` (XCU 2.2), expanding
 /// nothing and refusing what only a shell could act on; see `HookCommandLine`.
 ///

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 /// Everything wrong with a configuration, gathered in one pass so that an administrator can fix
 /// all of it at once; `intrapushd` prints `description` and exits 78 (EX_CONFIG).
 package struct ConfigurationError: Error, CustomStringConvertible {

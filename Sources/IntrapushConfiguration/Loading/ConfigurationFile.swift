@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 /// The settings one `intrapush.conf` holds, read with `FlatTOML`.
 struct ConfigurationFile {
     var path: String

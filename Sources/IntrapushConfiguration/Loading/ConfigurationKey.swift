@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 /// Every key `intrapush.conf` knows, as written in the file; the environment variable of each is
 /// `INTRAPUSH_` + the key in upper case.
 enum ConfigurationKey: String, CaseIterable, Sendable {

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 import IntrapushSupport
 extension ConfigurationLoader {
     /// Reads and validates every key, falling back to the default wherever a value is missing or bad.

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 /// Where the database is, for the programs beside the daemon (the CLI, the desktop agent): the
 /// daemon's own rule, with a command line's `--database` before it.
 package struct DatabaseLocation: Sendable {

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 /// `host_id`, or the identity derived from the machine id (protocol §10).
 extension ConfigurationLoader {
     /// Derives this host's identity; `intrapushd` passes systemd's (sd-id128). A loader without

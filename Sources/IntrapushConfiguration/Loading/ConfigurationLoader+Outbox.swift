@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 import IntrapushSupport
 
 /// The keys of messages to the server (contract §7): checked here so that a bad one stops the

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 /// `proxy`, else the environment's `https_proxy`/`http_proxy` and `no_proxy` (contract §8).
 extension ConfigurationLoader {
     /// The proxy for the server at `host`:`port` over `wss` (`usesTLS`) or `ws`; nil: direct.

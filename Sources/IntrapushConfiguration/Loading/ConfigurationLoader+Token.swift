@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 extension ConfigurationLoader {
     /// The token and a description of its source: `token` (file or environment) wins; else the
     /// file `token_file` names; else `$CREDENTIALS_DIRECTORY/token` under systemd's

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 /// Reads the configuration: the file, its drop-ins, then the `INTRAPUSH_<KEY>` environment
 /// overrides, then the token, validating everything and reporting every problem at once.
 ///

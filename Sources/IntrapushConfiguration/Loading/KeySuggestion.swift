@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 /// The "did you mean …?" of an unknown key or variable.
 enum KeySuggestion {
     /// The candidate closest to `word` by edit distance, when close enough to be a likely typo:

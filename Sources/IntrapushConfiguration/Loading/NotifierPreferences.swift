@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 /// The desktop agent's own settings: a person's choices, in `$XDG_CONFIG_HOME/intrapush/notifier.conf`
 /// (flat TOML, like intrapush.conf), under the command line's options.
 package struct NotifierPreferences: Sendable, Equatable {

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 /// Gathers problems while a configuration is read, each tagged with the key it concerns so that a
 /// database-only load can keep just the ones that matter to it.
 struct ProblemCollector {

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 /// Reads each setting as its key's type, reporting a mismatch as a problem that names the expected
 /// type and quotes the bad value (never the token's).
 ///

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 extension FlatTOML.Parser {
     /// An integer, a float, or a date/time (known, not read: the configuration has none).
     mutating func numberOrDate() throws(FlatTOML.SyntaxError) -> RawSetting.Value {

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 extension FlatTOML {
     /// A recursive-descent reader over the UTF-8 bytes, after the TOML 1.0 grammar.
     struct Parser {

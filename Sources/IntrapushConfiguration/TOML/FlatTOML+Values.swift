@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 extension FlatTOML.Parser {
     mutating func value() throws(FlatTOML.SyntaxError) -> RawSetting.Value {
         switch current {

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 /// A reader of TOML for `intrapush.conf`: every value type, reported flat as `key = value` entries.
 ///
 /// Not TOMLKit: it imports Foundation's `Calendar` for dates, which links ICU's data into both

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 /// A value as the file or the environment gave it, before it is checked against its key's type.
 struct RawSetting {
     enum Value {

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 /// `tls_cert_file` and `tls_key_file`: the certificate (chain) and private key the daemon shows a
 /// server that asks for one (mutual TLS).
 ///

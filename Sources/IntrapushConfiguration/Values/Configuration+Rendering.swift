@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 extension Configuration {
     /// The effective configuration as TOML, every key in the documented order, for
     /// `intrapushd --check-config`: durations with units (`"10s"`, `"250ms"`), unset optional keys

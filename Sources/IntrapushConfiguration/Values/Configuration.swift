@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 /// The daemon's settings, one property per key of `intrapush.conf` (intrapush.conf(5); docs/operating.md, "Configure").
 ///
 /// Built by `ConfigurationLoader`, which applies the defaults, the environment overrides and the

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 /// Reads the configuration's durations: a number of seconds (fractions allowed) or a number with a
 /// unit, `ms`, `s`, `min` or `h` — `"250ms"`, `"10s"`, `"5min"`, `"1h"`, `"1.5"`, `"10"`.
 ///

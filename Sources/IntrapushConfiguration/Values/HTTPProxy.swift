@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 import IntrapushSupport
 
 /// An HTTP proxy the WebSocket goes through with `CONNECT` (contract §8): from `proxy`, else from

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 /// One line that `headers` adds to the opening handshake (`"Authorization: Bearer {token}"`).
 ///
 /// `value` is kept as written, `{token}` included; `Configuration.connection` puts the

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 /// The `host` setting split into a name (or IP address) and an optional port.
 ///
 /// Accepts `name`, `name:port`, `192.0.2.1:port`, `[2001:db8::1]` and `[2001:db8::1]:port`.

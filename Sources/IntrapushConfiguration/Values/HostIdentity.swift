@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 /// Which host of the fleet this is, as the server is told (protocol §10): the `Intrapush-Host`
 /// header of every upgrade, and `{host}` in `path`, `headers` and `hello_text`.
 ///

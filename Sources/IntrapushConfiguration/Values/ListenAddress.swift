@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 /// `metrics_listen`: an IP address and a port to listen on.
 ///
 /// Accepts `127.0.0.1:9464`, `0.0.0.0:9464`, `[::1]:9464`, `[::]:9464` and `localhost:9464`

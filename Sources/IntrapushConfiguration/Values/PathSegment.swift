@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 /// Percent-encoding of one URL path segment, for `{client}`, `{org}` and `{token}` in `path`.
 package enum PathSegment {
     /// Every byte of the UTF-8 form outside `A–Z a–z 0–9 - . _ ~` becomes `%XX` with upper-case hex,

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 /// A value that must never be shown: its description, debug description and mirror all read `***`.
 ///
 /// Only code that puts the token on the wire reads `value`.

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 /// Where and how to open the WebSocket: `{scheme}://{host}{path}`.
 ///
 /// `path` carries the real token and is meant only for the HTTP request line; anything shown to

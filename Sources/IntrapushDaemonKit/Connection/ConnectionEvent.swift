@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 /// What an open connection reports to the session loop.
 enum ConnectionEvent: Sendable {
     /// The heartbeat text and a ping went out.

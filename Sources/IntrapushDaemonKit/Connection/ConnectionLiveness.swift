@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 /// Heartbeat and dead-peer bookkeeping for one open connection (docs/protocol.md, HB-1 to HB-3).
 ///
 /// The daemon sends the heartbeat text and a ping every `heartbeatInterval`, the first one

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 import NIOCore
 
 /// Masked client text frames (RFC 6455 §5.2, §5.3) written one after another into one buffer.

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 import IntrapushStore
 
 /// The push path and the closing of one open connection, with no I/O: pushes in, commits out,

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 /// The power-cut test's switches (docs/development.md, never for production), read once at
 /// start from the daemon's environment and handed to the writer as its parameters.
 struct TestSwitches: Equatable {

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 /// The proxy's answer to `CONNECT`, parsed (pure): the status of the first line, once the head
 /// (up to the empty line) is complete.
 struct ProxyResponseHead: Equatable {

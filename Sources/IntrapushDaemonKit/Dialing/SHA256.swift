@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 /// SHA-256 (FIPS 180-4), for `tls_pins`: the hash of a certificate's SubjectPublicKeyInfo. Small
 /// and checked against NIST's vectors; swift-crypto would bring a second BoringSSL into the
 /// binary for one hash of a few hundred bytes per connection.

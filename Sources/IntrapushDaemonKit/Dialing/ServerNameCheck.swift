@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 /// Whether a server certificate's names prove the configured host (RFC 6125, pure).
 ///
 /// NIOSSL accepts a certificate whose only SAN is the connected IP address even when the

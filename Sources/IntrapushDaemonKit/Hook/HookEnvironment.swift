@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 import IntrapushInterface
 /// The environment a hook runs in: an allow-list of the daemon's own (what a program needs to
 /// run and reach the desktop, and the operator's `INTRAPUSH_HOOK_*`), plus the notification's

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 /// How a hook's process ended, decoded from its wait status.
 enum HookExitStatus: Equatable, CustomStringConvertible {
     case exited(Int32)

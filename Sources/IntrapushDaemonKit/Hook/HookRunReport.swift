@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 import Logging
 
 /// The log line for one finished run: the notification only as its id, never its content, nor

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 import IntrapushConfiguration
 
 /// What one call of the local API may cost (docs/operating.md, "Limits"); the connections' own ceilings

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 /// The order in which the local API's reads run, on two lanes, each a thread and a connection
 /// of its own. Index lookups and bounded walks (a notification, a count from the indexes, a
 /// subscriber's next rows, the first piece of a page) run on the quick lane; searches and

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 /// How much of the push loop's writing one person may have waiting: their marks and messages
 /// the local API has handed over and that are not yet committed, oneway calls included (a
 /// oneway call ends at once, but its write is still theirs). Past the bound their connections

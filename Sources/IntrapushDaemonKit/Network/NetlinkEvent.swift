@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 /// One rtnetlink notification, reduced to what reaching the server depends on.
 enum NetlinkEvent: Sendable, Equatable {
     /// RTM_NEWLINK or RTM_DELLINK (`isRemoved`): an interface, its administrative state

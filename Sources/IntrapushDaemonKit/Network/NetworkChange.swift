@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 /// What changed in the network since the last report, coalesced: a burst of netlink messages
 /// (a link coming up brings its addresses and routes within milliseconds) becomes one value.
 struct NetworkChange: OptionSet, Sendable, Hashable, CustomStringConvertible {

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 import IntrapushStore
 
 /// The open connection, as the outbox sees it: writes messages as text frames.

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 import IntrapushStore
 
 /// Which messages to the server go out when, with no I/O: the window, the queue order, the

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 import IntrapushSupport
 
 /// `upstream_ack_text` read back: the id out of a server frame of its form, decoded as the

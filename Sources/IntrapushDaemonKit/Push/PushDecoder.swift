@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 import IntrapushSupport
 import IntrapushStore
 /// Turns a frame into a `Push`: the message id from `idField`, the title, the body (`body`, else

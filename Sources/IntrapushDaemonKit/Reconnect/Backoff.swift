@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 /// Exponential reconnect backoff with full jitter (docs/protocol.md, RECON-1).
 ///
 /// Before attempt *n* (consecutive failures counted from 1) the daemon waits a uniformly random

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 import IntrapushSupport
 
 /// Why a connection attempt failed or an open connection ended.

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 import IntrapushSupport
 
 /// The server's own word on when to come back (pure): `Retry-After` on an upgrade answered 503

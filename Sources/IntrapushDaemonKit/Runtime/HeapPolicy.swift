@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 import CLinux
 
 /// How the daemon's C heap behaves, so that an idle daemon after a burst is as small as before.

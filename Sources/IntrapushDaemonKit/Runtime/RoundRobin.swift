@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 /// People served in turn, each with a queue of their own: whoever has work waits for one turn
 /// of each other person's, never for all of a neighbour's queue. The bookkeeping of every
 /// schedule that shares something between the people on a host (the marks' slices, the query

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 import CLinux
 
 /// The names the daemon gives its threads (`top -H`, `ps -L`, `/proc/PID/task/*/comm`; at most

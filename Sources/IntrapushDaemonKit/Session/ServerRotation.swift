@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 /// Which of the servers `host` names the session dials, and when each may be dialled again.
 ///
 /// The first server is the primary. A failure (an attempt that did not open, a connection

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 /// `metrics_file`, renewed on the loop's turns: at most every `metricsFileInterval`, at the
 /// heartbeats while connected and at each attempt otherwise, so that it costs no timer (and no
 /// wake-up) of its own.

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 import Logging
 
 /// Network awareness: no dialling without a route to the server, an immediate dial when one

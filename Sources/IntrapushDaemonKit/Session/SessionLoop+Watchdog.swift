@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 import IntrapushSupport
 
 /// Feeding systemd's watchdog on the loop's turns (see `WatchdogSchedule`).

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 /// The events of dials and connections, each under the id the machine gave it: the machine
 /// decides what an event means for the session, and what one of an id it no longer waits for
 /// means (the shell routes nothing itself).

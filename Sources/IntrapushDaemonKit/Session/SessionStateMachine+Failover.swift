@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 /// Returning to the primary from a fallback, make-before-break: the primary's dial runs beside
 /// the open connection, and only once it is up is the fallback's drained and closed.
 extension SessionStateMachine {

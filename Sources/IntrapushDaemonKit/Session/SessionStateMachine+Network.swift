@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 /// Network awareness: no dialling without a route to the server, an immediate dial when one
 /// appears, a verifying ping when the network changes under an open connection.
 extension SessionStateMachine {

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 /// The daemon's connection lifecycle: when to dial, how long to back off, when to stop.
 ///
 /// Reconnects forever after any loss it did not ask for, with `Backoff`; the failure count

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 import Synchronization
 
 /// The session loop's one way to act later: after a delay, `due` reaches the loop as

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 /// When the counts in `STATUS=` are written again (pure; instants are given).
 ///
 /// A burst of pushes changes the count many times a second; systemd needs it at most once a

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 /// When the session loop feeds systemd's watchdog (pure: the loop gives the time).
 ///
 /// Feeding rides on the loop's own turns — a heartbeat, an acknowledged batch, a reconnect

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 /// When the write-ahead log is copied back into the database file, and on which thread.
 ///
 /// The copy of the bulk runs beside the writer (`Checkpointer`), so that no commit waits for it.

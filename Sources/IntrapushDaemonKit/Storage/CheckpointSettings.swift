@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 /// How the write-ahead log is copied back into the database file: by the `Checkpointer`, past
 /// `threshold` frames not yet copied, or, when it does not run, by SQLite inside the commits.
 /// Only the power-cut test changes the defaults (`Daemon`'s test switches).

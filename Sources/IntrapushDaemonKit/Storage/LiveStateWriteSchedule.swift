@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 import NIOCore
 
 /// When a commit of pushes rewrites the live-state row as well. The row is what `intrapush

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 import IntrapushStore
 
 /// When the local API's marks are written, on the push loop where every write runs.

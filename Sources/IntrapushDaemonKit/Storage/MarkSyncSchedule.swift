@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 import NIOCore
 
 /// When the slices of the local API's marks, committed without SQLite's sync, are made durable.

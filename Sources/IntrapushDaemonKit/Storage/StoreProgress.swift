@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 /// Whether the database writer keeps up, as the stall reporter sees it: work is waiting and none
 /// of it finished for a while. Kept as work is handed over and finishes, so checking it from
 /// another thread asks nothing of the writer's loop (a write in fsync cannot answer). Pure: the caller gives the time.

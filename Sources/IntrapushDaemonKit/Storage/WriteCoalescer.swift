@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 /// Coalesces writes to the database: one write in flight at a time, and everything that
 /// arrives meanwhile goes into the next one together (one transaction, one fsync, for many).
 /// Pushes take it to their commits (group commit); the outbox to the messages the local API

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 import Logging
 
 /// The events an operator acts on, each with the `MESSAGE_ID` the journal selects it by and an

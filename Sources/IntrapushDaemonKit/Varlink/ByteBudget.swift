@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 /// The bytes of unfinished messages the Varlink server holds: each connection at most the longest
 /// message its caller may send (the framing refuses more), each person at most two of them, and
 /// all together at most a total, so that one person's long messages can neither grow the daemon

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 /// What a caller of the local API may do, which decides where their connections count.
 enum ConnectionClass: Hashable, CaseIterable, Sendable {
     /// No right at all: they may ask who they are and what the daemon is.

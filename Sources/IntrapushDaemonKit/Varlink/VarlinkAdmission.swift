@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 import NIOCore
 
 /// The Varlink server's ceilings (docs/operating.md, "Limits"): anyone on the host may connect, and nobody

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 import NIOCore
 
 /// What the admission decided for a connection, told down its pipeline before it is active.

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 import NIOCore
 
 /// The Varlink server's open connections, for its stop. A stopping server takes no new call:

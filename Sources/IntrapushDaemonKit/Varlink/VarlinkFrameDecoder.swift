@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 import NIOCore
 
 /// Varlink's framing as a handler: a connection's bytes split into messages at the NUL that

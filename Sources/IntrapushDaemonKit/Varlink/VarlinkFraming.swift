@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 import NIOCore
 
 /// Varlink's framing, the layer under the protocol: the bytes of a connection split into

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 /// How a ``DevServer`` listens, which token it accepts, and the clients' settings that shape the
 /// wire (their templates, hello and members), which it must know to keep the protocol's server side.
 package struct DevServerConfiguration: Sendable {

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 /// Why the dev server or its client could not do what was asked.
 package struct DevServerError: Error, CustomStringConvertible {
     private enum Reason {

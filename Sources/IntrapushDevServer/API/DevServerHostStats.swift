@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 /// What `GET /stats` says of one host of an org.
 package struct DevServerHostStats: Codable, Sendable, Equatable {
     package var org: String

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 /// What a ``DevServer`` has seen, as `GET /stats` reports it.
 package struct DevServerStats: Codable, Sendable, Equatable {
     /// WebSocket connections accepted since the start.

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 /// A host and TCP port written as `HOST:PORT`, with IPv6 hosts in brackets (`[::1]:8080`).
 package struct ServerAddress: Sendable, Hashable, CustomStringConvertible {
     package var host: String

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 import IntrapushSupport
 /// The parts of a `/connect/{client}/{org}/{token}` path, each percent-decoded exactly once, and
 /// the host that connects (`Intrapush-Host`).

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 import IntrapushSupport
 
 /// HTTP dates in the form RFC 9110 requires of senders (IMF-fixdate).

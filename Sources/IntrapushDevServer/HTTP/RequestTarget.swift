@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 import IntrapushSupport
 /// A request URI split into its path and its decoded query parameters.
 struct RequestTarget: Equatable {

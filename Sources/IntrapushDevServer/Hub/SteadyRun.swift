@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 import NIOCore
 
 /// A run of `POST /push/steady`: `count` generated pushes, one every `interval`, from `start` on.

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 import IntrapushSupport
 
 /// Reads the message id out of an acknowledgement, given the client's `ack_text` template

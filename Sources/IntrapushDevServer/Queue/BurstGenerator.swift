@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 import NIOCore
 
 /// Generates the payloads of `POST /push/burst`, fast enough that the socket, not the generator,

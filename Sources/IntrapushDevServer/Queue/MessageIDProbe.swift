@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 import IntrapushSupport
 
 /// Finds a member of a JSON object payload as the daemon reads an id: a string's value or a

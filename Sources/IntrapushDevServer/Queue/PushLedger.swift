@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 import NIOCore
 
 /// Which pushes wait for which host, which connection was sent what, and what was acknowledged.

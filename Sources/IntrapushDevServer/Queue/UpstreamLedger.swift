@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 /// What the server received from clients that was not a heartbeat or an acknowledgement: the
 /// messages of their outboxes, in arrival order, for `GET /upstream` and the tests.
 struct UpstreamLedger {

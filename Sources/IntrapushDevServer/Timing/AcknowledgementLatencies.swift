@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 import NIOCore
 
 /// The time from flushing each timed push to reading its acknowledgement, for one steady run.

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 /// Percentiles of push→acknowledgement latencies, in microseconds, as `GET /stats` reports them
 /// under `ack_latency_us`.
 ///

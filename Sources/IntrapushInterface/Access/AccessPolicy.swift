@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 /// Who may do what through the local API (docs/local-api.md): a pure rule over the
 /// caller's uid and groups, which the kernel reported.
 ///

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 /// Who is on the other end of the local API's socket, as the kernel reported it
 /// (`SO_PEERCRED`, `SO_PEERGROUPS`), with the names the user and group databases give: never
 /// anything the caller said of itself.

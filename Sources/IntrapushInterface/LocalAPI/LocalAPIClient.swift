@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 import IntrapushSupport
 
 /// Why a call of the local API did not give its reply.

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 import IntrapushStore
 /// Which notifications `list`, `count` and `export` select, and in what order.
 package struct NotificationQuery: Sendable, Equatable {

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 /// A scan in the daemon (`--grep` through the local API) must not hold one read transaction for
 /// the whole walk over a large table: while a reader holds its snapshot, the write-ahead log
 /// cannot be copied back past it nor start over, so it grows with every push and each commit's

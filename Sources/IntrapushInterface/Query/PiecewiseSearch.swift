@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 import IntrapushStore
 
 /// A query that may walk rows it does not select (a search, a filter no index serves) read a

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 import IntrapushSupport
 import IntrapushStore
 /// One row of the public `notifications` table, as the CLI prints it and a hook reads it.

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 import IntrapushSupport
 
 /// One Varlink method call (varlink.org, "Protocol"): a JSON object with `method`, optional

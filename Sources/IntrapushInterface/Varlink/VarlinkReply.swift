@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 import IntrapushSupport
 
 /// One Varlink reply: `parameters`, `continues` while a stream goes on, or `error` with its

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 import IntrapushSupport
 
 /// A value of a Varlink type (varlink.org, "Interface Definition"), read from and written as JSON.

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 /// What the agent must remember between runs: how far it has shown, and the marks the person made
 /// that the daemon has not taken yet (it was stopped). One owner: `NotifierMachine`.
 package struct NotifierCursor: Sendable, Equatable {

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 import IntrapushInterface
 
 /// The desktop agent's decisions, without I/O: what to show, what the person's clicks and

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 import IntrapushInterface
 
 /// What a look at the database found to show: the newest unread few, and how many older unread

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 /// A session-bus call or set-up that failed, in the bus's own words.
 package struct BusError: Error, Equatable, CustomStringConvertible {
     /// The D-Bus error name (`org.freedesktop.DBus.Error.ServiceUnknown`), or `nil` for a local

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 import CSystemd
 
 /// Appends arguments to a message, with sd-bus's non-variadic calls. Each returns `false` when

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 /// What the agent listens for on the session bus.
 package enum BusSignal: Sendable, Equatable {
     /// The person chose an action of a notification (`ActionInvoked`).

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 /// The calls of `org.freedesktop.Notifications` the agent makes.
 extension SessionBus {
     /// Shows a notification; the id the server gave it.

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 /// One call of `org.freedesktop.Notifications.Notify`, as the Desktop Notifications
 /// Specification 1.2 has it: what the person sees and may do.
 package struct DesktopNotification: Sendable, Equatable {

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 import IntrapushStore
 
 /// What a stored notification looks like on the desktop: pure, so that every rule of it (summary,

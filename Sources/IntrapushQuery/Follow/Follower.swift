@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 import IntrapushInterface
 /// `intrapush follow`: prints each notification as soon as the daemon has committed it.
 ///

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 import IntrapushSupport
 /// CSV records as RFC 4180 has them, for `export --format csv`.
 package enum CSVText {

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 extension DisplayWidth {
     /// Code points that terminals draw two columns wide: East Asian Width W and F (Unicode 14),
     /// plus whole CJK and emoji blocks so that characters assigned later are wide too. Sorted and

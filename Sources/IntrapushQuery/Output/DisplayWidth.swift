@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 /// Terminal columns taken by text, computed per Character (grapheme cluster) from tables in this
 /// module rather than `wcwidth`, which in the C locale gets Chinese and emoji wrong.
 ///

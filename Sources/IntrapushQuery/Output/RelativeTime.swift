@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 import IntrapushSupport
 /// How long ago (or how far ahead) an instant is, in the largest whole unit, for table cells.
 package enum RelativeTime {

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 extension TextTable {
     /// Each column's widest cell or header, in display columns, before any fitting.
     package func naturalWidths(of rows: [[String]]) -> [Int] {

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 /// An aligned table for people: a header line, then one line per row, two spaces between columns,
 /// fitted to the terminal by shrinking the flexible columns with "…".
 ///

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 import IntrapushSupport
 /// Reads the CLI's time arguments (`--since`, `--until`): an RFC 3339 time, a local date, or an age.
 package enum TimeArgument {

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 extension NotificationFormatter {
     /// The `outbox` table: what waits for the server and what went, newest first.
     package func outboxLines(_ records: [OutboxRecord]) -> [String] {

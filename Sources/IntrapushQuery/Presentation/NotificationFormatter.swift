@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 import IntrapushSupport
 import IntrapushInterface
 /// Renders notifications for people: `list` as an aligned table, `follow` one line each, `show`

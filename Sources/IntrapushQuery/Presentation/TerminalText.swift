@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 /// Makes stored text safe to print on a terminal: a push is untrusted input, and an escape sequence
 /// in its title must not move the cursor, retitle the window or hide lines.
 package enum TerminalText {

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 /// What a row of the outbox is for.
 package enum OutboxKind: String, Sendable, Equatable, CaseIterable {
     /// `intrapush send`: delivered once the server acknowledges it.

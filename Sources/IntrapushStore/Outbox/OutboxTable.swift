@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 /// The `outbox` table's statements, on one connection: the daemon's writer (its push loop), or the CLI
 /// queueing directly while no daemon runs. Every method runs inside the caller's transaction
 /// (or its own autocommit) and does no I/O besides SQLite.

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 /// The database's `PRAGMA auto_vacuum` mode, which decides whether pruning can shrink the file.
 ///
 /// intrapush creates new databases with `incremental`: after pruning, `reclaimFreePages` gives

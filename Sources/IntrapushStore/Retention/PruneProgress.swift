@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 /// What one `NotificationStore.pruneBatch` call did, or, added up, what a whole pass did.
 package struct PruneProgress: Sendable, Equatable, CustomStringConvertible {
     /// Rows deleted because they were older than `retention_days`.

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 /// How long notifications are kept: `retention_days` and `retention_max_rows`.
 ///
 /// Zero lifts a limit: `days == 0` keeps notifications forever, `maximumRows == 0` keeps any

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 /// Deletes what the retention policy no longer keeps, one small transaction per call, so that
 /// the writer can interleave pruning with the pushes' commits.
 ///

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 import CSQLite
 
 /// An error reported by SQLite, with the codes, SQLite's message and the SQL that failed.

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 /// One forward step of the database schema: the SQL that takes it from `version - 1` to `version`.
 package struct Migration: Sendable {
     /// The `user_version` the database has once this step is applied.

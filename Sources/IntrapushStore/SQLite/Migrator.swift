@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 /// Applies forward-only migrations, tracked by `PRAGMA user_version`.
 ///
 /// Each step runs in its own `BEGIN IMMEDIATE` transaction together with its version bump, so a

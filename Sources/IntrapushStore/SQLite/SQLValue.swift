@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 /// A value bound to a placeholder of a query built at run time.
 package enum SQLValue: Sendable, Equatable {
     case integer(Int64)

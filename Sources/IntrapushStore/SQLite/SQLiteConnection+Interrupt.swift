@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 import CSQLite
 
 /// The check SQLite's progress handler makes, boxed so that C can hold it.

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 import CSQLite
 
 /// The handler SQLite calls after each commit, boxed so that C can hold it.

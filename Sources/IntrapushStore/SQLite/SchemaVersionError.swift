@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 /// The database was written by a newer intrapush whose schema this one does not know.
 ///
 /// Migrations only go forward, so the only remedy is a newer intrapush.

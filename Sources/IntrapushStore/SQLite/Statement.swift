@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 import CSQLite
 
 /// A prepared SQLite statement: bind parameters, step through rows, reset, reuse.

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 /// Writes bytes into a buffer that the caller sized exactly, for strings built in one allocation.
 package struct ByteWriter {
     package let buffer: UnsafeMutableBufferPointer<UInt8>

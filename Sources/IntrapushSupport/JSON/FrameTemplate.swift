@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 /// A frame's text with a placeholder (`{id}`, `{token}`) to fill, filled the way its template needs.
 ///
 /// Decided once, when the setting is read. A template is *JSON-shaped* when it parses as a JSON

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 /// The byte-level grammar of JSON (RFC 8259) that both readers share: `JSONObjectScanner` on
 /// the push path, which materialises only what it is asked for, and `JSONValue`'s parser for the
 /// local API's messages.

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 /// Validates a JSON text (RFC 8259) that must be an object and picks out the top-level members
 /// it is asked for, in one pass and without building the document.
 ///

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 /// Where JSON text is written as bytes, for output that is no `String`: a reply goes straight
 /// into the network buffer it is sent from, encoded once.
 package protocol JSONOutput {

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 /// Where a validated JSON string's content lies (between its quotes), and whether it holds
 /// escapes; decoding is left until the string is wanted.
 struct JSONStringSpan {

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 /// JSON string literals, written by hand because they are the bulk of `--json` and `export` output.
 package enum JSONText {
     /// Appends a JSON string literal with its quotes: `"` `\` and U+0000–U+001F are escaped (`\n`

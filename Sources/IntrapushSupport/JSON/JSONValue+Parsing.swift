@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 extension JSONValue {
     /// Containers nested deeper than this make a text invalid: a parser that recurses must not
     /// let a peer choose how deep.

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 /// A whole JSON document as a value: what a Varlink message is read into and written from.
 ///
 /// The push path never builds one (it scans with `JSONObjectScanner`); the local API's messages

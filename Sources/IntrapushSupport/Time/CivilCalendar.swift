@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 /// Proleptic Gregorian calendar arithmetic on day numbers (days since 1970-01-01), after Howard
 /// Hinnant's `days_from_civil`/`civil_from_days`, so that no C library or Foundation call is needed.
 package enum CivilCalendar {

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 extension Duration {
     /// A wait as people read it: whole seconds for a second or more, milliseconds below ("5s",
     /// "250ms"). Integer arithmetic on the components: any `Duration` prints, none traps.

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 /// Formats Unix milliseconds as text, for programs (RFC 3339 UTC) and for people (local wall time).
 ///
 /// Both run once per row of large outputs, so they write ASCII digits into a fixed buffer rather

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 import TestSupport
 /// The usual start of an integration test: a fresh directory and token, a devserver, and a
 /// daemon (short intervals) that has connected to it.

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 import Foundation
 
 /// A Varlink client that speaks whatever bytes a test gives it, as a careless or hostile

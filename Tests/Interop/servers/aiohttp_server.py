@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """The interop scenario (Tests/Interop/README.md) served by Python's `aiohttp`."""
 import asyncio
 import os

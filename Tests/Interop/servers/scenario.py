@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """The interop scenario (Tests/Interop/README.md) for the Python stacks, apart from any library.
 
 Each Python server program adapts its library to `Connection` (send a text, send fragments, ping,

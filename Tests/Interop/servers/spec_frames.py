@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """The server side of RFC 6455 for spec_server.py, with the Python standard library only: the
 upgrade (or, on the same port, a plain HTTP request for the operator's API), unmasked frames out
 through one writer thread, masked frames in, fragments joined, ping and close. Written from RFC

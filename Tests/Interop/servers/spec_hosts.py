@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """What spec_server.py keeps per host (docs/protocol.md, section 10): a push and whom it is for,
 and a host's account of it."""
 import re

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """The interop scenario (Tests/Interop/README.md) played by spec_server.py: connection 1 gets the
 fragmented message and the first half of the pushes; once they are acknowledged, the rest and, at
 once, a close with 1001 (on purpose without waiting for their acknowledgements, unlike S-CLOSE-2:

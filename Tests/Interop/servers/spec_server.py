@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """A push server written from docs/protocol.md alone, in its canonical profile.
 
 No WebSocket library: the Python standard library and RFC 6455 only (spec_frames.py). The point is

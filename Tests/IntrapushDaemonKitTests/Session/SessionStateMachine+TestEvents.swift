@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 @testable import IntrapushDaemonKit
 
 /// The lifecycle tests speak of "the dial", "the connection" and "the probe" without their ids:

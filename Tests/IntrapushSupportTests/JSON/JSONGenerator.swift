@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 /// Random JSON objects for differential tests: nested values, escapes, non-ASCII text, and the
 /// members the push decoder looks for; `damaged` breaks them in small ways.
 enum JSONGenerator {
