@@ -9,8 +9,9 @@ struct ExportCommand: ParsableCommand {
         abstract: "Print every notification, oldest first, for other tools.",
         discussion: """
             json: JSON Lines, one object per notification with the same keys as list --json. \
-            csv: a header row (id,message_id,received_at,title,body,payload,read_at), then RFC 4180 \
-            records with CRLF line ends.
+            csv: a header row of the same keys in the same order \
+            (id,message_id,received_at,title,body,payload,read_at,priority,link,recipients), then \
+            RFC 4180 records with CRLF line ends.
 
             Examples:
               intrapush export --format csv > notifications.csv

@@ -8,9 +8,10 @@ struct FollowCommand: ParsableCommand {
         commandName: "follow",
         abstract: "Print each new notification as soon as it is stored, until interrupted.",
         discussion: """
-            Waits on inotify, not a timer: a notification shows within a few tens of milliseconds \
-            of its commit. Ends with status 0 on Ctrl-C (SIGINT), SIGTERM, or when the reader of \
-            a pipe goes away.
+            An administrator's follow waits on inotify on the database, anyone else's on the \
+            daemon's Subscribe; neither on a timer: a notification shows within a few tens of \
+            milliseconds of its commit. Ends with status 0 on Ctrl-C (SIGINT), SIGTERM, or when \
+            the reader of a pipe goes away.
 
             Examples:
               intrapush follow
