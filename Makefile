@@ -166,8 +166,10 @@ generated-check:
 
 # Every relative link and #anchor of README.md, docs/ and ARCHITECTURE.md resolves; the journal's
 # message ids, the exit statuses and the configuration keys are where the code says, each in the
-# man pages, operating.md and config/intrapush.conf (scripts/check_docs.py). First its self-test:
-# an id, a status and a key planted in a copy of the tree must each be reported. Every statement
+# man pages, operating.md and config/intrapush.conf; and so are the keys a reload reconnects for,
+# the receipts' placeholders, export's columns, the schema, the Limits and the threads
+# (scripts/check_docs.py with docs_facts.py, docs_facts_more.py, docs_ceilings.py). First its
+# self-test: each mistake planted back in a copy of the tree must be reported. Every statement
 # of docs/protocol.md names a test or a conformance checker's step that exists
 # (scripts/check_protocol.py, after its self-test: statements planted without one must be found).
 docs-check:
