@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """`make bench`: the figures of issue 5 for a release build (make release first).
 
 Every figure is timed on the server or by the kernel, never by polling: the devserver stamps the

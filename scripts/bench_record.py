@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """What a `make bench` measured, as .build/bench.json beside its table (.build/bench.md): every row
 with its section, values and samples, the commit it ran on and the machine. docs/performance.md's
 figures are drawn from it (scripts/bench_figures.py), so that they describe the run they came

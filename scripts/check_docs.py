@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """The documentation stays true (make docs-check, in make check): every relative link and #anchor
 in README.md, docs/*.md and ARCHITECTURE.md resolves — the file exists, and the anchor is a heading
 of it, by GitHub's rule for heading anchors — and what the code does is what the documentation

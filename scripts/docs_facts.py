@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """What the documentation says against what the code does (scripts/check_docs.py): the journal's
 message ids, the programs' exit statuses and the configuration's keys, each read from the code and
 from every place that lists them. Each check takes the tree's root and returns its problems, one
