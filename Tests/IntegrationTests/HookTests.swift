@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 import TestSupport
 import Foundation
 import IntrapushSupport
@@ -77,24 +79,34 @@ extension Integration {
                     "the duplicate ran no hook")
         }
 
-        @Test("hooks that sleep 5 s do not delay acknowledgements; stopping kills them within the grace period")
+        @Test("hooks that never end by themselves delay no acknowledgement; stopping kills them within the grace period")
         func slowHookDoesNotDelayAcknowledgements() async throws {
-            let (directory, _, server, daemon) = try await startConnected(extra: ["on_notification": "\"sleep 5\""])
-            let start = ContinuousClock.now
+            // Each hook waits until it can take a ticket the test lays down: no time is judged. An
+            // acknowledgement that waited for a hook would never come; a stop that waited for its
+            // hooks would last until their 30 s timeout, six grace periods.
+            let gate = try TemporaryDirectory("hook-gate")
+            let hook = "/bin/sh -c 'while :; do for t in \(gate.path)/ticket-*; do /bin/rm $t 2>/dev/null && exit 0; done; /bin/sleep 0.05; done'"
+            let (directory, _, server, daemon) = try await startConnected(extra: ["on_notification": "\"\(hook)\""])
             _ = try await server.client.burst(count: 50, size: 200, prefix: "slow-")
-            try await server.waitFor("50 acknowledgements", timeout: .seconds(4)) { $0.acked == 50 }
-            let acknowledgedAfter = ContinuousClock.now - start
-            #expect(acknowledgedAfter < .seconds(3), "acknowledged after \(acknowledgedAfter)")
+            try await server.waitFor("50 acknowledgements while every hook waits", timeout: .seconds(60)) { $0.acked == 50 }
+            try await eventually("the first 4 hooks to start") {
+                Self.hookCounter(try await Self.statusJSON(directory, daemon), "runs") >= 4
+            }
+            // One more push through the loop, then still 4: no more started while none finished.
+            _ = try await server.client.burst(count: 1, size: 200, prefix: "later-")
+            try await server.waitFor("the 51st acknowledgement", timeout: .seconds(60)) { $0.acked == 51 }
             let early = try await Self.statusJSON(directory, daemon)
-            #expect(Self.hookCounter(early, "runs") <= 4, "at most 4 hooks at once")
+            #expect(Self.hookCounter(early, "runs") == 4, "4 hooks at once, none finished")
 
-            try await eventually(timeout: .seconds(15), "the second wave of hooks to start") {
+            // Four tickets: the first four end, four more start and wait, the rest stay queued.
+            for ticket in 1...4 { FileManager.default.createFile(atPath: gate.file("ticket-\(ticket)"), contents: nil) }
+            try await eventually(timeout: .seconds(30), "the second wave of hooks to start") {
                 Self.hookCounter(try await Self.statusJSON(directory, daemon), "runs") >= 8
             }
             let stopping = ContinuousClock.now
             daemon.process.signal(SIGTERM)
-            #expect(try await daemon.process.waitForExit() == 0)
-            #expect(ContinuousClock.now - stopping < .seconds(5), "the daemon waits for its hooks only for the grace period")
+            #expect(try await daemon.process.waitForExit(timeout: .seconds(60)) == 0)
+            #expect(ContinuousClock.now - stopping < .seconds(25), "the daemon waits for its hooks only for the grace period")
             #expect(daemon.log.contains("hook killed: the daemon is stopping"))
             #expect(daemon.log.contains("waiting hook runs dropped: shutting down"))
             let final = try await Self.statusJSON(directory, daemon)

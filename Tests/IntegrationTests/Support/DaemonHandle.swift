@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 import TestSupport
 import Foundation
 
@@ -15,6 +17,9 @@ final class DaemonHandle: @unchecked Sendable {
             "org": "\"acme\"",
             "token": "\"\(token)\"",
             "heartbeat_interval": "\"200ms\"",
+            // Not three heartbeats: a loaded machine that holds the devserver back for 600 ms must
+            // not look like a dead server. The tests of a dead peer set their own.
+            "dead_peer_timeout": "\"30s\"",
             "reconnect_min": "\"100ms\"",
             "reconnect_max": "\"1s\"",
             "connect_timeout": "\"2s\"",
