@@ -38,9 +38,10 @@ let package = Package(
         // state, retention pruning. The daemon writes through it; the CLI reads (and writes only
         // when no daemon runs to do it).
         .target(name: "IntrapushStore", dependencies: ["CSQLite", "CIntrapushSearch", "CLinux", "IntrapushSupport"]),
-        // What the daemon and the programs beside it share, without NIO: the control socket's
-        // protocol (both ends), the notification record a hook and the CLI read, the status report
-        // and the read-only view of the database it is gathered from, the outbox's submission rules.
+        // What the daemon and the programs beside it share, without NIO: the local API's Varlink
+        // protocol and its generated interfaces (both ends), the notification record a hook and
+        // the CLI read, the status report and the read-only view of the database it is gathered
+        // from, the outbox's submission rules.
         .target(name: "IntrapushInterface", dependencies: ["IntrapushStore", "IntrapushConfiguration", "IntrapushSupport"]),
         // The CLI's side: queries, follow, marks, tables, JSON, CSV and the status report's text.
         .target(

@@ -18,7 +18,8 @@ struct HookRunnerLimitsTests {
     func timeoutTerminatesTheGroup() async throws {
         let fixture = try HookTestFixture()
         let hook = try fixture.script("slow.sh", #"sleep 30 & echo $! > "$DIR/child.pid"; wait"#)
-        let runner = try fixture.runner(hook, settings: .init(timeout: .milliseconds(300), killGracePeriod: .seconds(60)))
+        // Long enough for the shell to start its child before the timeout on a loaded machine.
+        let runner = try fixture.runner(hook, settings: .init(timeout: .seconds(2), killGracePeriod: .seconds(60)))
         let start = ContinuousClock.now
         runner.submit(notification(1))
         #expect(await eventually(within: .seconds(30)) { runner.counters.timedOut == 1 })
@@ -38,12 +39,13 @@ struct HookRunnerLimitsTests {
     func killAfterGrace() async throws {
         let fixture = try HookTestFixture()
         let hook = try fixture.script("stubborn.sh", #"trap '' TERM; sleep 30 & echo $! > "$DIR/child.pid"; wait; sleep 30"#)
-        let runner = try fixture.runner(hook, settings: .init(timeout: .milliseconds(200), killGracePeriod: .milliseconds(300)))
+        // Long enough for the shell to set its trap before the timeout on a loaded machine.
+        let runner = try fixture.runner(hook, settings: .init(timeout: .seconds(1), killGracePeriod: .milliseconds(500)))
         let start = ContinuousClock.now
         runner.submit(notification(1))
         #expect(await eventually(within: .seconds(30)) { runner.counters.timedOut == 1 })
         let elapsed = ContinuousClock.now - start
-        #expect(elapsed >= .milliseconds(500) && elapsed < .seconds(30))
+        #expect(elapsed >= .milliseconds(1500) && elapsed < .seconds(30))
         await runner.shutdown()
         let child = try #require(fixture.contents("child.pid").flatMap { Int32($0.trimmingCharacters(in: .whitespacesAndNewlines)) })
         #expect(await eventually(within: .seconds(5)) { isGone(child) })
@@ -51,12 +53,21 @@ struct HookRunnerLimitsTests {
     }
 
     /// Each hook appends + when it starts and - when it ends; replaying the file gives the peak.
+    /// The hooks wait for the test's release, so that the cap is reached whatever the machine's
+    /// pace, and a fifth would have to start while four run.
     @Test("never more than the cap run at once, and the cap is reached")
     func concurrencyCap() async throws {
         let fixture = try HookTestFixture()
-        let hook = try fixture.script("busy.sh", #"echo + >> "$DIR/events"; sleep 0.3; echo - >> "$DIR/events""#)
+        let hook = try fixture.script("busy.sh", #"""
+            echo + >> "$DIR/events"
+            while [ ! -e "$DIR/release" ]; do sleep 0.02; done
+            echo - >> "$DIR/events"
+            """#)
         let runner = try fixture.runner(hook)
         for id in 1...10 { runner.submit(notification(Int64(id))) }
+        #expect(await eventually(within: .seconds(20)) { (fixture.contents("events") ?? "").filter { $0 == "+" }.count == 4 })
+        #expect(runner.counters.started == 4)
+        _ = FileManager.default.createFile(atPath: fixture.path("release"), contents: nil)
         #expect(await eventually(within: .seconds(20)) { runner.counters.succeeded == 10 })
         await runner.shutdown()
 
@@ -119,7 +130,9 @@ struct HookRunnerLimitsTests {
         let runner = try fixture.runner(hook, settings: .init(timeout: .seconds(600)))
         let start = ContinuousClock.now
         for id in 1...100 { runner.submit(notification(Int64(id))) }
-        #expect(ContinuousClock.now - start < .seconds(1))
+        // A submit that waited for a slot would wait for the hooks' 600 s timeout: any bound far
+        // below that tells, and a loaded machine's pauses stay far below it.
+        #expect(ContinuousClock.now - start < .seconds(60))
         #expect(await eventually(within: .seconds(30)) { runner.counters.started == 4 })
         #expect(await eventually(within: .seconds(30)) { (fixture.contents("started") ?? "").split(separator: "\n").count == 4 })
 
