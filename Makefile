@@ -14,6 +14,8 @@
 #   make demo          server and daemon on loopback, a few pushes, the CLI shows them
 #   make install       PREFIX=/usr DESTDIR= ; binaries, unit, sysusers, config, man pages, completions
 #   make deb           dist/intrapush_VERSION_ARCH.deb and -dbgsym (dpkg-buildpackage, debhelper)
+#   make repo REPO_KEY=FINGERPRINT  the packages in the organisation's signed APT repository for
+#                      Debian 12 and 13 (reprepro; dist/apt, its state in .build/repo)
 #   make reproducible-check  the packages built twice elsewhere, compared bit for bit (or here and
 #                      once elsewhere: REPRODUCIBLE_CHECK_FLAGS=--here, as CI does)
 #   make system-test   the .deb installed, reloaded, removed, purged in a booted bookworm and trixie
@@ -40,14 +42,21 @@ ARCH       := $(shell dpkg --print-architecture 2>/dev/null || uname -m)
 # System packages the build links against, and those the tests use (Debian names): iproute2's
 # ip(8) makes the network namespaces of the network-awareness tests (they skip without it).
 SYSTEM_DEPS := libsqlite3-dev libsystemd-dev pkg-config
+# What make check's own tests run besides: python3 (its runner and the docs' checks; a machine
+# with only the Swift toolchain may lack it), openssl (certificates for the TLS tests), promtool
+# (Debian's prometheus: the metrics tests check the exposition with it).
+CHECK_DEPS  := $(SYSTEM_DEPS) python3 openssl prometheus
 # What dpkg-buildpackage needs besides SYSTEM_DEPS (debian/control's Build-Depends).
 DEB_DEPS    := dpkg-dev debhelper po-debconf
 # make bench's figures.
 BENCH_DEPS  := python3-matplotlib
-# The package test's tools, the system test's (debootstrap, systemd-nspawn), the notifier test's
+# make repo's: the repository's keeper, and the signing.
+REPO_DEPS   := reprepro gnupg
+# The package test's tools, the system test's (debootstrap, systemd-nspawn, the repository it
+# installs from), the notifier test's
 # session bus, the power-cut test's FUSE, promtool, bench-smoke's figures; and DEB_DEPS, so that
 # apt-get runs once, before the stages.
-TEST_DEPS   := $(DEB_DEPS) $(BENCH_DEPS) binutils groff-base man-db systemd procps iproute2 lintian curl prometheus \
+TEST_DEPS   := $(DEB_DEPS) $(BENCH_DEPS) $(REPO_DEPS) binutils groff-base man-db systemd procps iproute2 lintian curl prometheus \
 	openssl systemd-container debootstrap strace python3-dbusmock python3-dbus dbus-daemon desktop-file-utils \
 	fuse3 python3-fusepy
 # Reproducible builds: the checkout's path reaches no binary (Swift's #file and debug information,
@@ -89,6 +98,7 @@ NOTIFIER_DEB := dist/intrapush-notifier_$(VERSION)_$(ARCH).deb
 
 .PHONY: install-daemon install-notifier notifier-test screenshot powercut powercut-smoke reproducible-check
 .PHONY: generate generated-check docs-check server-conformance check swift-build swift-test-run ci bench-figures
+.PHONY: repo check-deps
 .PHONY: all release debug deps test-deps test swift-test deb-test system-test interop interop-deps demo install deb clean bench-cli bench bench-smoke fleet-sim fuzz fuzz-smoke hostile local-api-conformance architecture
 
 all: release
@@ -107,7 +117,10 @@ endef
 deps:
 	$(call apt_install_missing,$(SYSTEM_DEPS))
 
-test-deps: deps
+check-deps: deps
+	$(call apt_install_missing,$(CHECK_DEPS))
+
+test-deps: check-deps
 	$(call apt_install_missing,$(TEST_DEPS))
 
 release: deps
@@ -119,7 +132,7 @@ debug: deps
 # Before every commit: the layers, the generated files and the generator's own tests, the docs
 # against the code, the Swift tests (unit, and integration: the real binaries against
 # intrapush-devserver on loopback), the fuzz harnesses from their seeds.
-check: deps
+check: check-deps
 	python3 scripts/stages.py check
 
 # Everything: make check's stages, the release build and the .deb, the package test, the package
@@ -172,8 +185,11 @@ generated-check:
 # self-test: each mistake planted back in a copy of the tree must be reported. Every statement
 # of docs/protocol.md names a test or a conformance checker's step that exists
 # (scripts/check_protocol.py, after its self-test: statements planted without one must be found).
+# The license: LICENSE, every source file's SPDX identifier, and debian/copyright naming every
+# Swift package linked (scripts/check_license.py, after its self-test).
 docs-check:
 	python3 scripts/check_docs.py --self-test
+	python3 scripts/check_license.py --self-test
 	python3 scripts/check_protocol.py --self-test
 	python3 scripts/check_protocol.py
 
@@ -376,6 +392,16 @@ deb: deps
 	  --buildinfo-file=dist/intrapush_$(VERSION)_$(ARCH).buildinfo --buildinfo-option=-udist \
 	  --changes-file=dist/intrapush_$(VERSION)_$(ARCH).changes --changes-option=-udist
 	@ls -l dist/*_$(VERSION)_*
+
+# The organisation's APT repository (scripts/make_repo.sh; docs/operating.md, "From the
+# organisation's APT repository"): REPO_KEY is the fingerprint of its signing key, in the keyring of
+# GNUPGHOME. REPO_STATE is reprepro's own record: keep it from release to release.
+REPO_KEY   ?=
+REPO_STATE ?= .build/repo
+REPO_OUT   ?= dist/apt
+repo: $(DEB_BUILD)
+	$(call apt_install_missing,$(REPO_DEPS))
+	scripts/make_repo.sh --key "$(REPO_KEY)" --state $(REPO_STATE) --out $(REPO_OUT) $(DEB) $(NOTIFIER_DEB)
 
 # Two builds of this commit elsewhere, compared file by file (scripts/reproducible_check.sh); a
 # second full build, so CI runs it (.ci/run), not make test.

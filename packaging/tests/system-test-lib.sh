@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Helpers of system-test.sh (sourced): checks, the container, the devserver, bounded waits.
 # Uses the caller's variables: here, root, scratch, devserver.
 
@@ -202,6 +203,7 @@ cleanup() {
         kill -TERM "$server_pid" 2>/dev/null || true
         wait "$server_pid" 2>/dev/null || true
     fi
+    repo_stop
     rm -rf "$scratch"
     exit "$status"
 }

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # The system test's root of a Debian release, made by debootstrap once and kept where the machine
 # keeps it (INTRAPUSH_TEST_CACHE, /var/cache/intrapush-test by default), outside the clone: a fresh
 # clone on a machine that ran the test before reuses it. It is named by the release, by what it
@@ -16,8 +17,9 @@ mirror=${DEBIAN_MIRROR:-http://deb.debian.org/debian}
 # The root is made again when this list changes.
 # lintian and autopkgtest: the release's own (Debian's review of a package, and its test runner);
 # perl-openssl-defaults provides the virtual perl-openssl-abi-3 that lintian's libnet-ssleay-perl
-# needs, which debootstrap does not resolve by itself; debconf-utils: debconf-get-selections.
-include=systemd,systemd-sysv,dbus,dbus-user-session,libsqlite3-0,libsystemd0,procps,sqlite3,acl,python3-dbusmock,lintian,autopkgtest,perl-openssl-defaults,debconf-utils
+# needs, which debootstrap does not resolve by itself; debconf-utils: debconf-get-selections;
+# unattended-upgrades: how a fleet takes a release from the organisation's APT repository.
+include=systemd,systemd-sysv,dbus,dbus-user-session,libsqlite3-0,libsystemd0,procps,sqlite3,acl,python3-dbusmock,lintian,autopkgtest,perl-openssl-defaults,debconf-utils,unattended-upgrades
 key=$release-$(printf '%s' "$include" | md5sum | cut -c1-8)
 today=$(date -u +%Y%m%d)
 oldest=$(date -u -d "$days days ago" +%Y%m%d)

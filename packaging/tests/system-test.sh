@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # The system test: the built .deb in a booted Debian release (bookworm, trixie) under a real
 # systemd (PID 1 of a systemd-nspawn container), driven as an administrator would, against
 # intrapush-devserver on the host's loopback (the container shares the host's network).
@@ -34,6 +35,7 @@ source packaging/tests/system-test-gate.sh
 source packaging/tests/system-test-local-api.sh
 source packaging/tests/system-test-upgrade.sh
 source packaging/tests/system-test-fleet.sh
+source packaging/tests/system-test-repo.sh
 
 started=$(date +%s.%N)
 root=$(packaging/tests/system-test-root.sh "$release")
@@ -73,8 +75,9 @@ tags=$(inside lintian --fail-on none /mnt/test/intrapush.deb /mnt/test/intrapush
 check "lintian $(inside lintian --version | cut -d' ' -f2) of $release: no error and no warning on either package" test -z "$tags"
 [[ -z $tags ]] || sed 's/^/      /' <<<"$tags"
 
-# --- installed: enabled, skipped until the token exists ------------------------------------------
-output=$(inside apt-get install -y -q /mnt/test/intrapush.deb 2>&1) || fail "apt-get install: $output"
+# --- installed from the organisation's signed repository: enabled, skipped until the token exists --
+repo_install_checks
+output=$repo_install_output
 check "installing enables the unit" test "$(inside systemctl is-enabled intrapush)" = enabled
 check "without a token the unit is not started" test "$(unit_state)" = inactive
 check "postinst says what to configure" grep -q 'put the token in' <<<"$output"
@@ -331,12 +334,12 @@ await 200 "install again: started and connected" connected
 check_that "install again: the notifications are still there" \
     '(($(inside intrapush count) >= 4))'
 
-# --- upgrade --------------------------------------------------------------------------------------
+# --- upgrade, as a fleet's hosts take a release: published to the repository, unattended-upgrades --
 fresh_unit
 conffile_before=$(md5sum <"$(ct_path "$test_dropin")")
 running=$(unit_property MainPID)
-inside apt-get install -y -q /mnt/test/intrapush-next.deb >/dev/null 2>&1 </dev/null || fail "apt-get install (upgrade)"
-check "upgrade: version $next_version installed" \
+repo_upgrade
+check "upgrade: unattended-upgrades took $next_version from the organisation's repository" \
     test "$(inside dpkg-query -W -f '${Version}' intrapush)" = "$next_version"
 check "upgrade: the administrator's drop-in is kept as it was" \
     test "$(md5sum <"$(ct_path "$test_dropin")")" = "$conffile_before"
