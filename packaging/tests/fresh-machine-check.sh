@@ -12,8 +12,9 @@ cd "$(dirname "$0")/../.."
 rounds=${1:-3}
 swift_root=${SWIFT_ROOT:-/opt/swift}
 mirror=${DEBIAN_MIRROR:-http://deb.debian.org/debian}
-# swift.org's list for Debian 12 (https://www.swift.org/install/linux/debian/12/), and git and make.
-swift_deps=binutils-gold,libicu-dev,libcurl4-openssl-dev,libedit-dev,libsqlite3-0,libncurses-dev,libpython3-dev,libxml2-dev,pkg-config,uuid-dev,tzdata,git,gcc,libstdc++-12-dev,ca-certificates,make
+# swift.org's list for Debian 12 (https://www.swift.org/install/linux/debian/12/; its binutils-gold is
+# binutils there), and git and make.
+swift_deps=binutils,libicu-dev,libcurl4-openssl-dev,libedit-dev,libsqlite3-0,libncurses-dev,libpython3-dev,libxml2-dev,pkg-config,uuid-dev,tzdata,git,gcc,libstdc++-12-dev,ca-certificates,make
 
 [[ $EUID == 0 ]] || { echo "fresh-machine-check: skipped: debootstrap and systemd-nspawn need root"; exit 0; }
 [[ -x $swift_root/usr/bin/swift ]] || { echo "fresh-machine-check: no Swift toolchain in $swift_root (SWIFT_ROOT=)" >&2; exit 1; }
