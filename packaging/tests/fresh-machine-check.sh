@@ -36,7 +36,9 @@ git clone -q "file://$PWD" "$scratch/root/src/intrapush"
 git -C "$scratch/root/src/intrapush" log --oneline -1
 
 in_root() {
-    systemd-nspawn --quiet --register=no --directory="$scratch/root" "${binds[@]}" \
+    # As the system test runs it here: no machined, the caller's scope, the unified hierarchy.
+    SYSTEMD_NSPAWN_UNIFIED_HIERARCHY=1 systemd-nspawn --quiet --register=no --keep-unit --as-pid2 \
+        --directory="$scratch/root" "${binds[@]}" \
         --chdir=/src/intrapush --setenv=PATH=/opt/swift/usr/bin:/usr/sbin:/usr/bin:/sbin:/bin \
         --setenv=LANG=C.UTF-8 "$@"
 }
@@ -52,8 +54,9 @@ for ((round = 1; round <= rounds; round++)); do
         "${build:-?}" $(((took - ${build:-0}) / 60)) $(((took - ${build:-0}) % 60))
     if [[ $status != 0 ]]; then
         failed=1
-        grep -E "FAILED|✘|Fatal error|error:" "$scratch/check-$round.log" | tail -20
+        grep -E "FAILED|✘|Fatal error|error:" "$scratch/check-$round.log" | tail -20 || true
+        tail -15 "$scratch/check-$round.log"
     fi
-    sed -n '/== make check: the stages/,$p' "$scratch/check-$round.log" | sed 's/^/    /'
+    sed -n '/== make check: the stages/,$p' "$scratch/check-$round.log" | sed 's/^/    /' || true
 done
 exit $failed
