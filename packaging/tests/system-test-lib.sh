@@ -204,6 +204,7 @@ cleanup() {
         wait "$server_pid" 2>/dev/null || true
     fi
     repo_stop
+    stop_tls_front
     rm -rf "$scratch"
     exit "$status"
 }

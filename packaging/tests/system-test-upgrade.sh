@@ -23,7 +23,10 @@ upgrade_from_previous_checks() {
     inside rm -rf /etc/intrapush
     inside apt-get install -y -q "/mnt/test/${previous##*/}" >/dev/null 2>&1 </dev/null ||
         fail "apt-get install $previous_version"
-    set_in_old_conffile host "\"127.0.0.1:$port\""
+    # A server by name, off this machine as far as the configuration says: it relies on the old
+    # default, tls = false, which the upgrade must keep.
+    name_the_server
+    set_in_old_conffile host "\"$server_name:$port\""
     set_in_old_conffile org '"acme"'
     set_in_old_conffile retention_days 45
     install_token
@@ -48,6 +51,7 @@ upgrade_from_previous_checks() {
     [[ $status == 0 ]] || tail -15 <<<"$output" | sed 's/^/      /'
     await 200 "upgrade from $previous_version: the daemon restarted" restarted_since "$running"
     await 200 "upgrade from $previous_version: connected again" connected
+    tls_kept_checks "$previous_version" "$output"
     check "upgrade from $previous_version: $version installed" test "$(inside dpkg-query -W -f '${Version}' intrapush)" = "$version"
     check "upgrade from $previous_version: the edited intrapush.conf kept as it was" \
         test "$(md5sum <"$(ct_path /etc/intrapush/intrapush.conf)")" = "$edited"

@@ -36,6 +36,7 @@ source packaging/tests/system-test-local-api.sh
 source packaging/tests/system-test-upgrade.sh
 source packaging/tests/system-test-fleet.sh
 source packaging/tests/system-test-repo.sh
+source packaging/tests/system-test-tls.sh
 
 started=$(date +%s.%N)
 root=$(packaging/tests/system-test-root.sh "$release")
@@ -370,6 +371,8 @@ check "install after purge, token only: the journal names host" journal_has "hos
 fresh_unit
 fleet_checks
 two_hosts_checks
+fresh_unit
+tls_default_checks
 journal_window_check "the run before the upgrades from the releases before"
 
 

@@ -36,7 +36,9 @@ extension ConfigurationLoader {
         }
 
         let upstreamIDField = nonEmpty(.upstreamIdField, reader: &reader) ?? Configuration.Defaults.idField
-        let tls = reader.bool(.tls) ?? false
+        // TLS unless tls = false is written: the one exception is a server on this machine,
+        // which nothing on a network sees (the devserver of the demo and the tests).
+        let tls = reader.bool(.tls) ?? !Configuration.everyHostIsLocal(hosts)
         let pathTemplate = pathTemplate(reader: &reader)
         let helloText = optionalText(.helloText, reader: &reader)
         let tokenTravels = pathTemplate.contains("{token}") || helloText?.contains("{token}") == true

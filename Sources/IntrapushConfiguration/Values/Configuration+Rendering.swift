@@ -34,7 +34,12 @@ extension Configuration {
         }
         lines.append("# token from \(tokenSource)")
         add("token", string: "***")
-        add("tls", String(tls))
+        if let sources, sources["tls"] == nil {
+            let why = tls ? "wss unless tls = false is written" : "ws: every server is on this machine"
+            lines.append("tls = \(tls)  # default: \(why)")
+        } else {
+            add("tls", String(tls))
+        }
         if let caFile { add("ca_file", string: caFile) } else { lines.append("# ca_file: the system trust store") }
         if let clientIdentity {
             add("tls_cert_file", string: clientIdentity.certificateFile)

@@ -204,6 +204,15 @@ package struct Configuration: Sendable, Equatable {
 
     /// A Unix socket's path holds at most this many bytes.
     package static let longestSocketPath = 107
+
+    /// Every server named is this machine itself (`localhost`, 127.0.0.0/8, ::1): then, and only
+    /// then, `tls` defaults to false, since nothing sent there crosses a network.
+    static func everyHostIsLocal(_ hosts: [String]) -> Bool {
+        !hosts.isEmpty && hosts.allSatisfy { host in
+            if case .success(let parsed) = HostAndPort.parse(host) { return parsed.isLoopback }
+            return false
+        }
+    }
 }
 
 extension Configuration {

@@ -22,7 +22,7 @@ struct HostAndPort: Sendable, Equatable {
     static func parse(_ text: String) -> Result<HostAndPort, HostError> {
         if text.isEmpty { return .failure(HostError("must not be empty")) }
         if text.contains("://") {
-            return .failure(HostError("expected name[:port] without a scheme; tls = true selects wss"))
+            return .failure(HostError("expected name[:port] without a scheme; the daemon speaks wss unless tls = false"))
         }
         if text.contains("/") { return .failure(HostError("expected name[:port] without a path; the path setting holds it")) }
         if text.contains(where: \.isWhitespace) { return .failure(HostError("must not contain white space")) }

@@ -107,7 +107,7 @@ struct ConfigurationClientIdentityTests {
         try fixture.write("junk.pem", "not a certificate\n")
         let junk = problems(fixture, "tls = true", #"tls_cert_file = "\#(d)/junk.pem""#, #"tls_key_file = "\#(d)/client.key""#)
         #expect(junk.map(\.key) == ["tls_cert_file"] && junk[0].message.contains("no PEM certificate"), "\(junk)")
-        let plain = problems(fixture, #"tls_cert_file = "\#(d)/client.pem""#, #"tls_key_file = "\#(d)/client.key""#)
+        let plain = problems(fixture, "tls = false", #"tls_cert_file = "\#(d)/client.pem""#, #"tls_key_file = "\#(d)/client.key""#)
         #expect(plain.map(\.key) == ["tls_cert_file"] && plain[0].message.contains("needs tls = true"), "\(plain)")
         // The key's content never appears in a message.
         let key = try String(contentsOfFile: d + "/other.key", encoding: .utf8)

@@ -68,7 +68,7 @@ struct ConfigurationEnvironmentTests {
         fixture.environment["INTRAPUSH_ORG"] = "acme"
         let loaded = try fixture.load(nil)
         #expect(loaded.files.isEmpty)
-        #expect(loaded.configuration.endpoint.redactedURL == "ws://push.corp/connect/linux/acme/***")
+        #expect(loaded.configuration.endpoint.redactedURL == "wss://push.corp/connect/linux/acme/***")
     }
 
     @Test("with neither file nor variables, host and org are required, naming their variables")

@@ -84,7 +84,7 @@ struct ConfigurationHostIdentityTests {
             fixture: fixture)
         let connection = configuration.connection
         #expect(connection.endpoint.path == "/connect/linux/acme/desk-1/t%7Bhost%7D")
-        #expect(connection.endpoint.redactedURL == "ws://push.corp:8080/connect/linux/acme/desk-1/***")
+        #expect(connection.endpoint.redactedURL == "wss://push.corp:8080/connect/linux/acme/desk-1/***")
         #expect(connection.headers == [HandshakeHeader(name: "X-Desk", value: "desk-1")])
         #expect(connection.helloText == #"{"host":"desk-1","token":"t{host}"}"#)
     }

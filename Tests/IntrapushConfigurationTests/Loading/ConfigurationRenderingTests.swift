@@ -19,7 +19,7 @@ struct ConfigurationRenderingTests {
         #expect(lines.contains(#"dead_peer_timeout = "750ms""#))
         #expect(lines.contains(#"reconnect_max = "60s""#))
         #expect(lines.contains("max_message_size = 1048576"))
-        #expect(lines.contains("tls = false"))
+        #expect(lines.contains("tls = true"), "wss to a server off this machine, by default")
         #expect(lines.contains(#"on_notification = "say \"hi\"""#))
         #expect(lines.contains(#"log_level = "info""#))
         let keys = Set(lines.filter { !$0.hasPrefix("#") }.map { String($0.prefix { $0 != " " }) })
@@ -68,7 +68,7 @@ struct ConfigurationRenderingTests {
             #expect(!text.contains(ConfigurationFixture.token))
         }
         #expect("\(configuration.token)" == "***")
-        #expect(configuration.endpoint.redactedURL == "ws://push.corp:8080/connect/linux/acme/***")
+        #expect(configuration.endpoint.redactedURL == "wss://push.corp:8080/connect/linux/acme/***")
     }
 
     @Test("the connection settings change with every connection key and with no other")

@@ -13,7 +13,7 @@ struct ConfigurationValidationTests {
         #expect(configuration.host == "push.corp:8080")
         #expect(configuration.org == "acme")
         #expect(configuration.client == "linux")
-        #expect(configuration.tls == false)
+        #expect(configuration.tls, "wss unless tls = false is written")
         #expect(configuration.caFile == nil)
         #expect(configuration.pathTemplate == "/connect/{client}/{org}/{token}")
         #expect(configuration.heartbeatInterval == .seconds(10))
