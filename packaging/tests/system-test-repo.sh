@@ -38,10 +38,10 @@ repo_source() {
     sed -e "s|^URIs: .*|URIs: http://127.0.0.1:$repo_port/$1|" -e "s|^Suites: .*|Suites: $release|" \
         packaging/apt/intrapush.sources >"$(ct_path /etc/apt/sources.list.d/intrapush.sources)"
 }
+# Under set -e, a failing command after && ends the script: each stop says "|| true".
 repo_stop() {
-    [[ -n $repo_server_pid ]] && kill "$repo_server_pid" 2>/dev/null
-    [[ -n ${GNUPGHOME:-} ]] && gpgconf --kill all 2>/dev/null
-    return 0
+    if [[ -n $repo_server_pid ]]; then kill "$repo_server_pid" 2>/dev/null || true; fi
+    if [[ -n ${GNUPGHOME:-} ]]; then gpgconf --kill all 2>/dev/null || true; fi
 }
 
 # The first installation of the run: refused from a repository signed by another key, then taken

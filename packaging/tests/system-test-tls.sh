@@ -31,9 +31,10 @@ start_tls_front() {
     await 100 "the TLS front" grep -q '^listening on ' "$scratch/relay.out"
     relay_port=$(sed -n 's/^listening on .*://p' "$scratch/relay.out")
 }
+# Under set -e, a failing command after && ends the script: each stop says "|| true".
 stop_tls_front() {
-    [[ -n $relay_pid ]] && kill "$relay_pid" 2>/dev/null
-    return 0
+    if [[ -n $relay_pid ]]; then kill "$relay_pid" 2>/dev/null || true; fi
+    relay_pid=""
 }
 
 tls_default_checks() {
