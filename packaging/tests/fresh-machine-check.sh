@@ -2,10 +2,10 @@
 # SPDX-License-Identifier: Apache-2.0
 # `make check` as a newcomer meets it: a fresh Debian 12 (debootstrap's minbase) with only what
 # swift.org's instructions for Debian 12 install, plus git and make, and the Swift toolchain
-# (SWIFT_ROOT, /opt/swift by default, bound read-only); a fresh clone of HEAD; then ROUNDS runs of
+# (SWIFT_ROOT, /opt/swift by default, bound read-only), entered with chroot; a fresh clone of HEAD; then ROUNDS runs of
 # `make check` in a row (3), each timed, the first one building. Everything else make check needs
 # it must install itself. Prints one line per run and exits 1 if any failed. Root only
-# (debootstrap, systemd-nspawn); the root is made anew each time, in a scratch directory.
+# (debootstrap, chroot, mount); the root is made anew each time, in a scratch directory.
 # Usage: fresh-machine-check.sh [ROUNDS]
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -16,31 +16,56 @@ mirror=${DEBIAN_MIRROR:-http://deb.debian.org/debian}
 # binutils there), and git and make.
 swift_deps=binutils,libicu-dev,libcurl4-openssl-dev,libedit-dev,libsqlite3-0,libncurses-dev,libpython3-dev,libxml2-dev,pkg-config,uuid-dev,tzdata,git,gcc,libstdc++-12-dev,ca-certificates,make
 
-[[ $EUID == 0 ]] || { echo "fresh-machine-check: skipped: debootstrap and systemd-nspawn need root"; exit 0; }
+[[ $EUID == 0 ]] || { echo "fresh-machine-check: skipped: debootstrap and chroot need root"; exit 0; }
 [[ -x $swift_root/usr/bin/swift ]] || { echo "fresh-machine-check: no Swift toolchain in $swift_root (SWIFT_ROOT=)" >&2; exit 1; }
 scratch=$(mktemp -d "${TMPDIR:-/var/tmp}/intrapush-fresh.XXXXXX")
-trap 'rm -rf "$scratch"' EXIT
+trap 'rm -rf "$scratch"' EXIT  # until the mounts, below
 
 echo "fresh-machine-check: debootstrap bookworm (minbase) with swift.org's dependencies"
 debootstrap --variant=minbase --include="$swift_deps" bookworm "$scratch/root" "$mirror" >"$scratch/debootstrap.log" 2>&1 ||
     { tail -20 "$scratch/debootstrap.log" >&2; exit 1; }
+# A machine id, as every installed Debian has (the daemon derives the host's identity from it).
+systemd-machine-id-setup --root="$scratch/root" >/dev/null 2>&1 || dbus-uuidgen >"$scratch/root/etc/machine-id"
+cp /etc/resolv.conf "$scratch/root/etc/resolv.conf"
 # The machine's way to the Swift packages (a local mirror of the github.com addresses, as CI's
 # machines have it), where there is one.
-binds=(--bind-ro="$swift_root:/opt/swift")
+mounts=(/proc /sys /dev /dev/pts /dev/shm)
+binds=("$swift_root:/opt/swift")
 if [[ -d /opt/swift-packages ]]; then
-    binds+=(--bind-ro=/opt/swift-packages)
+    binds+=(/opt/swift-packages:/opt/swift-packages)
     cp /etc/gitconfig "$scratch/root/etc/gitconfig"
     [[ -f /etc/gitignore ]] && cp /etc/gitignore "$scratch/root/etc/gitignore"
 fi
 git clone -q "file://$PWD" "$scratch/root/src/intrapush"
 git -C "$scratch/root/src/intrapush" log --oneline -1
 
+# A chroot, not a container: the machine's own kernel interfaces, capabilities and network, only
+# its files fresh (systemd-nspawn's sandbox refused a socket option the tests' clients set).
+mounted=()
+unmount() {
+    local index
+    for ((index = ${#mounted[@]} - 1; index >= 0; index--)); do umount -l "${mounted[index]}" 2>/dev/null || true; done
+    # Never remove through a mount still there (/dev is the machine's own).
+    if grep -qF " $scratch/" /proc/mounts; then
+        echo "fresh-machine-check: $scratch is still mounted on; left in place" >&2
+    else
+        rm -rf "$scratch"
+    fi
+}
+trap unmount EXIT
+for mount in "${mounts[@]}"; do
+    mkdir -p "$scratch/root$mount"
+    mount --bind "$mount" "$scratch/root$mount" && mounted+=("$scratch/root$mount")
+done
+for bind in "${binds[@]}"; do
+    mkdir -p "$scratch/root${bind#*:}"
+    mount --bind -o ro "${bind%%:*}" "$scratch/root${bind#*:}" && mounted+=("$scratch/root${bind#*:}")
+done
+mount -t tmpfs tmpfs "$scratch/root/tmp" && mounted+=("$scratch/root/tmp")
+
 in_root() {
-    # As the system test runs it here: no machined, the caller's scope, the unified hierarchy.
-    SYSTEMD_NSPAWN_UNIFIED_HIERARCHY=1 systemd-nspawn --quiet --register=no --keep-unit --as-pid2 \
-        --directory="$scratch/root" "${binds[@]}" \
-        --chdir=/src/intrapush --setenv=PATH=/opt/swift/usr/bin:/usr/sbin:/usr/bin:/sbin:/bin \
-        --setenv=LANG=C.UTF-8 "$@"
+    chroot "$scratch/root" env -i HOME=/root LANG=C.UTF-8 PATH=/opt/swift/usr/bin:/usr/sbin:/usr/bin:/sbin:/bin \
+        sh -c 'cd /src/intrapush && exec "$@"' sh "$@"
 }
 failed=0
 for ((round = 1; round <= rounds; round++)); do
