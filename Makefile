@@ -342,6 +342,9 @@ install-daemon: $(INSTALLED_BINARIES)
 	  >$(DESTDIR)$(UNITDIR)/intrapush.service
 	chmod 0644 $(DESTDIR)$(UNITDIR)/intrapush.service
 	install -m 0644 packaging/intrapush.socket $(DESTDIR)$(UNITDIR)/intrapush.socket
+	@# Names the sealed token to the unit where the package sealed it.
+	install -d $(DESTDIR)$(PREFIX)/lib/systemd/system-generators
+	install -m 0755 packaging/intrapush-token-generator $(DESTDIR)$(PREFIX)/lib/systemd/system-generators/intrapush-token-generator
 	@# What each event the daemon logs means, and what to do (journalctl -x).
 	install -d $(DESTDIR)$(PREFIX)/lib/systemd/catalog
 	install -m 0644 packaging/intrapush.catalog $(DESTDIR)$(PREFIX)/lib/systemd/catalog/intrapush.catalog

@@ -88,6 +88,7 @@ expect_mode 755 usr/sbin/intrapushd
 expect_mode 755 usr/bin/intrapush
 expect_mode 644 usr/lib/systemd/system/intrapush.service
 expect_mode 644 usr/lib/systemd/system/intrapush.socket
+expect_mode 755 usr/lib/systemd/system-generators/intrapush-token-generator
 expect_mode 644 usr/share/intrapush/varlink/io.intrapush.Notifications.varlink
 expect_mode 644 usr/lib/sysusers.d/intrapush.conf
 expect_mode 644 etc/intrapush/intrapush.conf.d/README

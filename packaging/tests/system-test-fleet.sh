@@ -13,6 +13,10 @@ debconf_dropin=/etc/intrapush/intrapush.conf.d/00-debconf.conf
 
 token_rejection_logged() { inside journalctl -u intrapush "MESSAGE_ID=$token_rejected_id" -q --no-pager | grep . >/dev/null; }
 
+sealed_token=/etc/credstore.encrypted/intrapush.token
+# The sealed token as root decrypts it (never printed by a check: compared).
+sealed_token_value() { inside systemd-creds decrypt --name=token "$sealed_token" - 2>/dev/null | head -n 1; }
+
 preseed() {
     printf '%s\n' "$@" | inside debconf-set-selections || fail "debconf-set-selections"
 }
@@ -28,8 +32,9 @@ fleet_checks() {
         fail "apt-get install, preseeded: $(tail -5 <<<"$output")"
     await 200 "the preseeded daemon to connect" connected
     check "preseeded install: connected, with no file touched by hand" connected
-    check "preseeded install: the token in /etc/intrapush/token, 0600 root" \
-        test "$(inside stat -c %a:%U /etc/intrapush/token)/$(inside cat /etc/intrapush/token)" = "600:root/$token"
+    check "preseeded install: the token sealed by systemd-creds in $sealed_token, 0600 root, no plain file" \
+        test "$(inside stat -c %a:%U "$sealed_token")/$(sealed_token_value)/$(inside ls /etc/intrapush/token 2>&1 | grep -c 'No such')" = "600:root/$token/1"
+    check_that "preseeded install: no file under /etc holds the token in clear" "! inside grep -rlF '$token' /etc >/dev/null"
     check "preseeded install: the answers in debconf's drop-in, nothing in /etc/intrapush/intrapush.conf" \
         bash -c '[[ ! -e $1/etc/intrapush/intrapush.conf ]] && grep -qx "host = \"127.0.0.1:$2\"" "$1$3" && grep -qx "org = \"acme\"" "$1$3"' \
         _ "$(ct_path /)" "$port" "$debconf_dropin"
@@ -61,7 +66,11 @@ fleet_checks() {
 
     # A rejected token: its event, and the catalog's words with journalctl -x.
     expect_warning "token rejected by the server"
+    # The token by hand, as an administrator without debconf puts it: the sealed one goes, and
+    # the unit reads the file (the generator names the sealed one only while it exists).
     (umask 077 && echo "not-the-token" >"$(ct_path /etc/intrapush/token)")
+    inside rm "$sealed_token"
+    inside systemctl daemon-reload
     inside systemctl restart intrapush
     await 200 "the rejected token's event" token_rejection_logged
     output=$(inside journalctl -x -u intrapush "MESSAGE_ID=$token_rejected_id" --no-pager 2>&1)
@@ -79,8 +88,9 @@ fleet_checks() {
         grep -qxF "host = [\"127.0.0.1:$port\", \"127.0.0.1:1\"]" "$(ct_path "$debconf_dropin")"
     inside systemctl restart intrapush
     await 200 "the daemon to connect with the reconfigured token" connected
-    check "dpkg-reconfigure: the token replaced, and gone from debconf again" \
-        bash -c '[[ $(cat "$1") == "$2" ]] && ! grep -rqF "$2" "$3"' _ "$(ct_path /etc/intrapush/token)" "$token" "$(ct_path /var/cache/debconf)"
+    check "dpkg-reconfigure: the token replaced, sealed again, the plain file gone, and gone from debconf again" \
+        bash -c '[[ $1 == "$2" && ! -e $3 ]] && ! grep -rqF "$2" "$4"' _ "$(sealed_token_value)" "$token" \
+        "$(ct_path /etc/intrapush/token)" "$(ct_path /var/cache/debconf)"
 }
 
 # --- two hosts with one preseeded token (protocol §10) ------------------------------------------------
@@ -119,7 +129,9 @@ two_hosts_checks() {
     check "intrapushd --check-config shows the derived identity" grep -qF "# host_id: $first, derived" <<<"$output"
 
     inside mkdir -p /var/lib/intrapush-second
-    printf 'host = "127.0.0.1:%s"\norg = "acme"\ntoken_file = "/etc/intrapush/token"\nhost_id = "%s"\ndatabase = "%s"\nheartbeat_interval = "1s"\n' \
+    # The packaged daemon's token is sealed for its unit: the second one has a copy of its own.
+    (umask 077 && cp "$scratch/token" "$(ct_path /var/lib/intrapush-second/token)")
+    printf 'host = "127.0.0.1:%s"\norg = "acme"\ntoken_file = "/var/lib/intrapush-second/token"\nhost_id = "%s"\ndatabase = "%s"\nheartbeat_interval = "1s"\n' \
         "$port" "$second" "$second_database" >"$(ct_path /etc/intrapush-second.conf)"
     start_second_host
     await 200 "the second host to connect" host_connected "$second"

@@ -20,6 +20,8 @@ upgrade_from_previous_checks() {
     local previous=$1 previous_version before status running output edited leftovers
     previous_version=$(dpkg-deb -f "$previous" Version)
     inside apt-get purge -y -q intrapush >/dev/null 2>&1 || fail "apt-get purge before installing $previous_version"
+    check "purge before $previous_version: no token left, sealed or plain" \
+        test ! -e "$(ct_path "$sealed_token")" -a ! -e "$(ct_path /etc/intrapush/token)"
     inside rm -rf /etc/intrapush
     inside apt-get install -y -q "/mnt/test/${previous##*/}" >/dev/null 2>&1 </dev/null ||
         fail "apt-get install $previous_version"
@@ -52,6 +54,10 @@ upgrade_from_previous_checks() {
     await 200 "upgrade from $previous_version: the daemon restarted" restarted_since "$running"
     await 200 "upgrade from $previous_version: connected again" connected
     tls_kept_checks "$previous_version" "$output"
+    check "upgrade from $previous_version: the token sealed ($sealed_token), the plain file gone" \
+        test "$(sealed_token_value)/$([[ -e $(ct_path /etc/intrapush/token) ]] && echo plain)" = "$(cat "$scratch/token")/"
+    check_that "upgrade from $previous_version: no file under /etc holds the token in clear" \
+        "! inside grep -rlF '$(cat "$scratch/token")' /etc >/dev/null"
     check "upgrade from $previous_version: $version installed" test "$(inside dpkg-query -W -f '${Version}' intrapush)" = "$version"
     check "upgrade from $previous_version: the edited intrapush.conf kept as it was" \
         test "$(md5sum <"$(ct_path /etc/intrapush/intrapush.conf)")" = "$edited"

@@ -32,6 +32,8 @@ package struct ConfigurationLoader: Sendable {
     let environment: [String: String]
     let defaultFile: String
     let defaultTokenFile: String
+    /// Where the package seals the token when the default file is not there.
+    let defaultSealedTokenFile: String
     /// Parses a client certificate and key (`intrapushd` passes NIOSSL's check); without one,
     /// only readability is checked.
     package var clientIdentityCheck: ClientIdentityCheck?
@@ -42,14 +44,17 @@ package struct ConfigurationLoader: Sendable {
     ///   - environment: the process environment, for overrides, `CREDENTIALS_DIRECTORY` and `STATE_DIRECTORY`.
     ///   - defaultFile: the file read when none is named; tests point it elsewhere.
     ///   - defaultTokenFile: the token file when neither `token_file` nor `CREDENTIALS_DIRECTORY` says otherwise.
+    ///   - defaultSealedTokenFile: the package's sealed token, read when `defaultTokenFile` is not there.
     package init(
         environment: [String: String],
         defaultFile: String = Configuration.Defaults.configurationFile,
-        defaultTokenFile: String = Configuration.Defaults.tokenFile
+        defaultTokenFile: String = Configuration.Defaults.tokenFile,
+        defaultSealedTokenFile: String = Configuration.Defaults.sealedTokenFile
     ) {
         self.environment = environment
         self.defaultFile = defaultFile
         self.defaultTokenFile = defaultTokenFile
+        self.defaultSealedTokenFile = defaultSealedTokenFile
     }
 
     /// Loads and validates the configuration, throwing every problem found.

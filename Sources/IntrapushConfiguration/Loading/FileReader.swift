@@ -40,6 +40,12 @@ package enum FileReader {
     }
 
     /// Whether `path` is a regular file this process can open for reading; the reason when not.
+    /// Something is at `path` (whether readable or not).
+    static func exists(_ path: String) -> Bool {
+        var information = stat()
+        return lstat(path, &information) == 0
+    }
+
     static func checkReadable(atPath path: String) -> Failure? {
         let descriptor = openForReading(path)
         guard descriptor >= 0 else { return openFailure(path) }

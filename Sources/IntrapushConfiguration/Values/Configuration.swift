@@ -240,6 +240,8 @@ extension Configuration {
         package static let database = "/var/lib/intrapush/notifications.sqlite3"
         package static let localAPISocket = "/run/intrapush/io.intrapush"
         package static let tokenFile = "/etc/intrapush/token"
+        /// The token as the package seals it where systemd-creds can (see intrapush-token-generator).
+        package static let sealedTokenFile = "/etc/credstore.encrypted/intrapush.token"
         package static let configurationFile = "/etc/intrapush/intrapush.conf"
         package static let retentionDays = 90
         package static let retentionMaxRows = 1_000_000

@@ -42,7 +42,8 @@ final class ConfigurationFixture {
         ConfigurationLoader(
             environment: environment,
             defaultFile: "\(directory)/default.conf",
-            defaultTokenFile: "\(directory)/default-token")
+            defaultTokenFile: "\(directory)/default-token",
+            defaultSealedTokenFile: "\(directory)/sealed-token")
     }
 
     /// Loads `toml` written as the configuration file and named like `--config` does (or no file
