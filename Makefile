@@ -44,8 +44,9 @@ ARCH       := $(shell dpkg --print-architecture 2>/dev/null || uname -m)
 SYSTEM_DEPS := libsqlite3-dev libsystemd-dev pkg-config
 # What make check's own tests run besides: python3 (its runner and the docs' checks; a machine
 # with only the Swift toolchain may lack it), openssl (certificates for the TLS tests), promtool
-# (Debian's prometheus: the metrics tests check the exposition with it).
-CHECK_DEPS  := $(SYSTEM_DEPS) python3 openssl prometheus
+# (Debian's prometheus: the metrics tests check the exposition with it), curl (the metrics
+# tests' scrapes), iproute2 (ss: the TCP keepalive test; ip: the network-namespace tests).
+CHECK_DEPS  := $(SYSTEM_DEPS) python3 openssl prometheus curl iproute2
 # What dpkg-buildpackage needs besides SYSTEM_DEPS (debian/control's Build-Depends).
 DEB_DEPS    := dpkg-dev debhelper po-debconf
 # make bench's figures.

@@ -24,8 +24,10 @@ trap 'rm -rf "$scratch"' EXIT  # until the mounts, below
 echo "fresh-machine-check: debootstrap bookworm (minbase) with swift.org's dependencies"
 debootstrap --variant=minbase --include="$swift_deps" bookworm "$scratch/root" "$mirror" >"$scratch/debootstrap.log" 2>&1 ||
     { tail -20 "$scratch/debootstrap.log" >&2; exit 1; }
-# A machine id, as every installed Debian has (the daemon derives the host's identity from it).
+# A machine id and /etc/hosts, as every installed Debian has (the daemon derives the host's
+# identity from the one; localhost resolves through the other).
 systemd-machine-id-setup --root="$scratch/root" >/dev/null 2>&1 || dbus-uuidgen >"$scratch/root/etc/machine-id"
+printf '127.0.0.1\tlocalhost\n::1\t\tlocalhost ip6-localhost ip6-loopback\n' >"$scratch/root/etc/hosts"
 cp /etc/resolv.conf "$scratch/root/etc/resolv.conf"
 # The machine's way to the Swift packages (a local mirror of the github.com addresses, as CI's
 # machines have it), where there is one.
