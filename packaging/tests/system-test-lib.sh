@@ -78,6 +78,15 @@ journal_has() { inside journalctl -u intrapush -q --no-pager | grep -F -- "$1" >
 integrity_check() { inside sqlite3 -readonly "$1" 'pragma integrity_check' 2>&1; }
 # listening_on PORT: intrapushd listens on the loopback PORT (the container shares the host's network).
 listening_on() { ss -tlnpH "sport = :$1" | grep -F '"intrapushd"' >/dev/null; }
+# container_daemon_listens_on_tcp: an intrapushd of this container (not another test's on the
+# machine: the network is shared) listens on a TCP port.
+container_daemon_listens_on_tcp() {
+    local pid
+    for pid in $(ss -tlnpH | grep -F '"intrapushd"' | grep -o 'pid=[0-9]*' | cut -d= -f2); do
+        [[ /proc/$pid/root -ef /proc/$leader/root ]] && return 0
+    done
+    return 1
+}
 stored() { inside intrapush list --json | grep -F "\"$1\"" >/dev/null; }
 
 configure_daemon() {

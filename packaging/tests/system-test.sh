@@ -238,7 +238,7 @@ inside systemctl daemon-reload
 # Without metrics_listen nothing listens on TCP. The unit's SocketBindDeny=any refuses the port
 # where systemd enforces it (built with BPF_FRAMEWORK; Debian 12's is not, and ignores it); the
 # docs/operating.md's drop-in allows the one port.
-check_that "metrics unset: no TCP listener" '! ss -tlnpH | grep -F '"'"'"intrapushd"'"'"' >/dev/null'  # host network: the host's ss sees it
+check_that "metrics unset: no TCP listener" '! container_daemon_listens_on_tcp'  # host network: the host's ss sees it
 fresh_unit
 metrics_port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 set_key metrics_listen "\"127.0.0.1:$metrics_port\""
