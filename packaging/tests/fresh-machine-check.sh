@@ -47,6 +47,10 @@ mounted=()
 unmount() {
     local index
     for ((index = ${#mounted[@]} - 1; index >= 0; index--)); do umount -l "${mounted[index]}" 2>/dev/null || true; done
+    # And what the tests mounted inside (ip netns's /run/netns), deepest first.
+    for mount in $(awk -v under="$scratch/" 'index($2, under) == 1 { print $2 }' /proc/mounts | sort -r); do
+        umount -l "$mount" 2>/dev/null || true
+    done
     # Never remove through a mount still there (/dev is the machine's own).
     if grep -qF " $scratch/" /proc/mounts; then
         echo "fresh-machine-check: $scratch is still mounted on; left in place" >&2
@@ -55,6 +59,8 @@ unmount() {
     fi
 }
 trap unmount EXIT
+# The root a mount point of its own, as / is on a machine (ip netns exec remounts / as a slave).
+mount --bind "$scratch/root" "$scratch/root" && mounted+=("$scratch/root")
 for mount in "${mounts[@]}"; do
     mkdir -p "$scratch/root$mount"
     mount --bind "$mount" "$scratch/root$mount" && mounted+=("$scratch/root$mount")
