@@ -141,20 +141,22 @@ struct DevServerProtocolTests {
 
     @Test("a client silent for the idle timeout is dropped with 1001 idle; one that heartbeats is not")
     func idleTimeout() async throws {
-        // Heartbeats for one and a half idle timeouts, then silence. Judged by the times this
-        // side sent, never by how soon the server answers: a server that heeds heartbeats closes
-        // only after a silence of the idle timeout, so its close comes at least that long after
-        // the last heartbeat sent, never while they come at a client's pace. A stall of this
-        // process as long as the timeout (a loaded machine) is a real silence: the check then
-        // cannot tell, and says so.
-        let idle = Duration.seconds(2)
+        // Heartbeats for more than an idle timeout, then silence. Judged by the times this side
+        // sent, never by how soon the server answers: a server that heeds heartbeats closes only
+        // after a silence of the idle timeout, so its close comes at least that long after the
+        // last heartbeat sent, never while they come at a client's pace. A stall of this process
+        // as long as the timeout is a real silence: the check then cannot tell, and says so. The
+        // frames reach the wire on the event loop's thread, after the task that sends them: the
+        // timeout is long enough that no loaded machine holds that thread back so long (2 s did
+        // not hold on a fresh machine's make check).
+        let idle = Duration.seconds(10)
         try await withDevServer({ $0.idleTimeout = idle }) { server, client in
             try await TestWebSocket.withConnection(to: server.localAddress, path: connectPath()) { socket in
                 let clock = ContinuousClock()
                 var last = clock.now
                 var longestGap = Duration.zero
                 var closedWhileSending = false
-                for _ in 1...30 {
+                for _ in 1...120 {
                     try await Task.sleep(for: .milliseconds(100))  // heartbeats at a client's pace
                     longestGap = max(longestGap, clock.now - last)
                     do { try await socket.send(text: "KA") } catch {
