@@ -20,7 +20,13 @@ extension Integration {
         /// The test: both directions at once, through cut connections and SIGKILLs. Messages
         /// are queued through the CLI's own code (`WriteAccess`) from four threads, retried with the
         /// same id when a kill cut the answer off, as a careful caller would.
-        @Test("10,000 messages and 10,000 pushes through 20 cuts and 5 SIGKILLs: none lost, none early, queue order per connection")
+        /// Two minutes of a serial suite: make test runs it (INTRAPUSH_LONG_TESTS=1), make check not,
+        /// so that make check stays within its minutes on 2 cores.
+        static let isLong = ProcessInfo.processInfo.environment["INTRAPUSH_LONG_TESTS"] == "1"
+
+        @Test(
+            "10,000 messages and 10,000 pushes through 20 cuts and 5 SIGKILLs: none lost, none early, queue order per connection",
+            .enabled(if: isLong, "a long test: make test runs it (INTRAPUSH_LONG_TESTS=1)"))
         func messagesAndPushesThroughFaults() async throws {
             let (directory, _, server, firstDaemon) = try await startConnected(verifyingDatabase: true)
             let database = firstDaemon.databasePath
