@@ -32,8 +32,10 @@ enum SealedToken {
         var pid: pid_t = 0
         let spawned = posix_spawn(&pid, tool, &actions, nil, &argv, &environment)
         close(pipe[1])
-        defer { close(pipe[0]) }
-        guard spawned == 0 else { return .failure(.init(reason: "\(tool): \(String(cString: strerror(spawned)))", isMissing: false)) }
+        guard spawned == 0 else {
+            close(pipe[0])
+            return .failure(.init(reason: "\(tool): \(String(cString: strerror(spawned)))", isMissing: false))
+        }
         var output: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 4096)
         while output.count <= 1 << 20 {
@@ -42,6 +44,9 @@ enum SealedToken {
             if count <= 0 { break }
             output += buffer[..<count]
         }
+        // Closed before the wait: a child with more to say than a token gets EPIPE, not a full
+        // pipe that nobody reads while we wait for it.
+        close(pipe[0])
         var status: Int32 = 0
         while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
         guard status == 0 else {
